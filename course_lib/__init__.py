@@ -1,0 +1,19 @@
+"""course_lib — маленькая библиотека курса «Attention без магии».
+
+Всё, что используют уроки: тензор с автоградом, функции внимания, слои, оптимизаторы.
+Картинки — в `course_lib.vis`, ползунки — в `course_lib.widgets` (их импортируют только уроки).
+"""
+
+from course_lib.doctor import doctor
+from course_lib.functional import causal_mask, cross_entropy, scaled_dot_product_attention, softmax
+from course_lib.nn import Embedding, Linear, Module, MultiHeadAttention
+from course_lib.rng import manual_seed
+from course_lib.tensor import Tensor, concatenate, no_grad, tensor
+from course_lib import functional, nn, optim
+
+__all__ = [
+    "Tensor", "tensor", "concatenate", "no_grad", "manual_seed",
+    "softmax", "causal_mask", "scaled_dot_product_attention", "cross_entropy",
+    "Module", "Linear", "Embedding", "MultiHeadAttention",
+    "functional", "nn", "optim", "doctor",
+]

@@ -1,0 +1,39 @@
+"""Проверки входов: понятная ошибка на русском вместо загадочной ошибки NumPy в глубине."""
+
+import numpy as np
+
+
+def check_float(x, name, finite=True):
+    """Убеждается, что `x` (ndarray) — дробные числа и, если finite, все конечные."""
+    if not np.issubdtype(x.dtype, np.floating):
+        raise TypeError(
+            f"{name}: ожидались дробные числа (float32 или float64), а пришёл dtype {x.dtype}. "
+            f"Приведите тип: np.asarray({name}, dtype=np.float64)"
+        )
+    if finite and not np.isfinite(x).all():
+        bad = x[~np.isfinite(x)]
+        raise ValueError(
+            f"{name}: ожидались конечные числа, а встретилось {bad[0]} ({bad.size} шт.). "
+            "Проверьте, откуда берутся inf/nan — обычно это переполнение exp или деление на 0."
+        )
+
+
+def check_mask(mask, scores_shape):
+    """Маска «можно смотреть»: булева и растягивается (broadcast) до формы scores (..., T_q, T_k)."""
+    mask = np.asarray(mask)
+    if mask.dtype != bool:
+        raise TypeError(
+            f"маска должна быть булевой (True = можно смотреть), а пришёл dtype {mask.dtype}. "
+            "Например: mask = causal_mask(T) или mask = lengths[:, None] > np.arange(T)"
+        )
+    try:
+        fits = np.broadcast_shapes(mask.shape, scores_shape) == tuple(scores_shape)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"маска формы {mask.shape} не растягивается до формы оценок {tuple(scores_shape)} "
+            "(…, T_q, T_k). Последние две оси маски — запросы и ключи; для батча используйте форму (N, 1, 1, T_k) "
+            "или (N, 1, T_q, T_k)."
+        )
+    return mask

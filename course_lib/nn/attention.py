@@ -1,0 +1,77 @@
+"""Многоголовое внимание — урок 06 печатает forward и _split отсюда."""
+
+import numpy as np
+
+from course_lib._checks import check_float, check_mask
+from course_lib.functional import causal_mask, scaled_dot_product_attention
+from course_lib.nn.layers import Linear
+from course_lib.nn.module import Module
+from course_lib.tensor import as_tensor
+
+
+class MultiHeadAttention(Module):
+    """h голов самовнимания по d_head = d_model / h измерений, склеенные и смешанные W_o.
+
+    Вход и выход: (N, T, d_model). После вызова `.attn` — веса (N, h, T, T) для картинок.
+    Параметров 4·d_model² + 4·d_model — столько же, сколько у одной головы той же ширины.
+    """
+
+    def __init__(self, d_model, num_heads, causal=False):
+        if num_heads < 1 or d_model % num_heads != 0:
+            raise ValueError(
+                f"d_model={d_model} не делится на num_heads={num_heads}: каждой голове нужно "
+                f"d_model // num_heads измерений. Возьмите, например, num_heads из {_divisors(d_model)}"
+            )
+        self.d_model, self.num_heads, self.causal = d_model, num_heads, causal
+        self.d_head = d_model // num_heads
+        self.W_q = Linear(d_model, d_model)
+        self.W_k = Linear(d_model, d_model)
+        self.W_v = Linear(d_model, d_model)
+        self.W_o = Linear(d_model, d_model)
+        self.attn = None
+
+    def forward(self, x, mask=None):
+        """x: (N, T, d_model); mask: булева, True = «можно смотреть», до (N, h, T, T)."""
+        x, mask = self._check_input(x, mask)
+        N, T, D = x.shape
+        q = self._split(self.W_q(x))                 # (N, T, D) -> (N, h, T, d_head)
+        k = self._split(self.W_k(x))                 # (N, T, D) -> (N, h, T, d_head)
+        v = self._split(self.W_v(x))                 # (N, T, D) -> (N, h, T, d_head)
+        if self.causal:
+            mask = causal_mask(T) if mask is None else mask & causal_mask(T)
+        context, weights = scaled_dot_product_attention(q, k, v, mask)
+        self.attn = weights.data                     # (N, h, T, T) — для картинок
+        context = self._merge(context)               # (N, h, T, d_head) -> (N, T, D)
+        return self.W_o(context)                     # (N, T, D) -> (N, T, D)
+
+    def _split(self, x):
+        """Режет последнюю ось на головы: (N, T, D) -> (N, h, T, d_head)."""
+        N, T, D = x.shape
+        x = x.reshape(N, T, self.num_heads, self.d_head)   # (N, T, h, d_head)
+        return x.transpose(0, 2, 1, 3)                     # (N, h, T, d_head)
+
+    def _merge(self, x):
+        """Склеивает головы обратно: (N, h, T, d_head) -> (N, T, D)."""
+        N, h, T, d_head = x.shape
+        x = x.transpose(0, 2, 1, 3)                        # (N, T, h, d_head)
+        return x.reshape(N, T, h * d_head)                 # (N, T, D)
+
+    def _check_input(self, x, mask):
+        x = as_tensor(x)
+        check_float(x.data, "x")
+        if x.ndim != 3 or x.shape[-1] != self.d_model:
+            hint = " Для одной последовательности добавьте ось батча: x[None]." if x.ndim == 2 else ""
+            raise ValueError(
+                f"MultiHeadAttention ждёт x формы (N, T, d_model={self.d_model}), а пришла форма {x.shape}.{hint}"
+            )
+        if mask is not None:
+            N, T, _ = x.shape
+            mask = check_mask(mask, (N, self.num_heads, T, T))
+        return x, mask
+
+    def extra_repr(self):
+        return f"d_model={self.d_model}, num_heads={self.num_heads}, d_head={self.d_head}, causal={self.causal}"
+
+
+def _divisors(n):
+    return [h for h in range(1, n + 1) if n % h == 0][:8] if isinstance(n, (int, np.integer)) and n > 0 else [1]

@@ -1,0 +1,355 @@
+"""Тензор с автоматическим дифференцированием — весь «движок» курса.
+
+Каждая операция делает две вещи рядом: считает результат и объявляет `_backward` —
+как градиент результата раскладывается по входам. `backward()` обходит граф
+от результата к листьям в обратном топологическом порядке. Урок 00 показывает,
+как этим пользоваться, урок 07 — как на этом учится модель.
+"""
+
+import contextlib
+
+import numpy as np
+
+_grad_enabled = True
+
+
+@contextlib.contextmanager
+def no_grad():
+    """Внутри `with no_grad():` граф не строится: быстрее и без лишней памяти (генерация, оценка)."""
+    global _grad_enabled
+    previous, _grad_enabled = _grad_enabled, False
+    try:
+        yield
+    finally:
+        _grad_enabled = previous
+
+
+class Tensor:
+    """Массив NumPy плюс то, что нужно для градиента: `.grad` и ссылки на входы."""
+
+    def __init__(self, data, requires_grad=False, _parents=()):
+        self.data = data if isinstance(data, np.ndarray) else np.asarray(data)
+        self.grad = None
+        self.requires_grad = requires_grad
+        self._parents = _parents
+        self._backward = None
+
+    # ---- служебное ----------------------------------------------------------------
+
+    @property
+    def shape(self):
+        return self.data.shape
+
+    @property
+    def ndim(self):
+        return self.data.ndim
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def T(self):
+        return self.swapaxes(-1, -2)
+
+    def __len__(self):
+        return len(self.data)
+
+    def __repr__(self):
+        grad = ", requires_grad=True" if self.requires_grad else ""
+        body = np.array2string(self.data, precision=4, separator=", ", prefix="tensor(")
+        return f"tensor({body}{grad})"
+
+    def numpy(self):
+        return self.data
+
+    def item(self):
+        return self.data.item()
+
+    def _child(self, data, *parents):
+        """Результат операции: запоминает входы, только если кому-то нужен градиент."""
+        parents = (self,) + parents
+        if _grad_enabled and any(p.requires_grad for p in parents):
+            return Tensor(data, requires_grad=True, _parents=parents)
+        return Tensor(data)
+
+    def _accumulate(self, grad):
+        """Прибавляет градиент, сворачивая оси, по которым вход был растянут (broadcasting)."""
+        if not self.requires_grad:
+            return
+        grad = _unbroadcast(grad, self.shape).astype(self.dtype, copy=False)
+        if self.grad is None:
+            self.grad = grad
+        else:
+            self.grad = self.grad + grad   # не `+=`: grad мог прийти общим массивом от соседа
+
+    def backward(self, grad=None):
+        """Считает d(self)/d(лист) для всех листьев с requires_grad=True и кладёт в `.grad`."""
+        if grad is None:
+            if self.data.size != 1:
+                raise ValueError(
+                    f"backward() без аргумента работает только для скаляра, а у тензора форма {self.shape}. "
+                    "Сверните результат в число (например, .sum() или .mean()) "
+                    "или передайте градиент той же формы: backward(np.ones(shape))."
+                )
+            grad = np.ones_like(self.data)
+        grad = np.asarray(grad, dtype=self.dtype)
+        if grad.shape != self.shape:
+            raise ValueError(f"градиент должен иметь форму тензора {self.shape}, а пришла форма {grad.shape}")
+
+        if not self.requires_grad:
+            raise ValueError(
+                "у этого тензора нет графа вычислений: ни один его вход не создан с requires_grad=True "
+                "(или он посчитан внутри no_grad()). Создайте параметры через tensor(..., requires_grad=True)."
+            )
+        order = _topological_order(self)
+        grads = {id(self): grad}
+        for node in reversed(order):
+            node_grad = grads.pop(id(node), None)
+            if node_grad is None:
+                continue
+            if node._backward is None:          # лист: складываем градиент в .grad
+                node._accumulate(node_grad)
+                continue
+            for parent, parent_grad in zip(node._parents, node._backward(node_grad)):
+                if parent_grad is None or not parent.requires_grad:
+                    continue
+                parent_grad = _unbroadcast(parent_grad, parent.shape)
+                if id(parent) in grads:
+                    grads[id(parent)] = grads[id(parent)] + parent_grad   # значение использовано дважды
+                else:
+                    grads[id(parent)] = parent_grad
+
+    # ---- арифметика (с broadcasting) ------------------------------------------------
+
+    def __add__(self, other):
+        other = as_tensor(other, like=self)
+        out = self._child(self.data + other.data, other)
+        out._backward = lambda g: (g, g)
+        return out
+
+    def __mul__(self, other):
+        other = as_tensor(other, like=self)
+        out = self._child(self.data * other.data, other)
+        out._backward = lambda g: (g * other.data, g * self.data)
+        return out
+
+    def __truediv__(self, other):
+        other = as_tensor(other, like=self)
+        out = self._child(self.data / other.data, other)
+        out._backward = lambda g: (g / other.data, -g * self.data / other.data**2)
+        return out
+
+    def __neg__(self):
+        out = self._child(-self.data)
+        out._backward = lambda g: (-g,)
+        return out
+
+    def __sub__(self, other):
+        return self + (-as_tensor(other, like=self))
+
+    def __radd__(self, other):
+        return self + other
+
+    def __rsub__(self, other):
+        return as_tensor(other, like=self) - self
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __rtruediv__(self, other):
+        return as_tensor(other, like=self) / self
+
+    def __pow__(self, p):
+        if not isinstance(p, (int, float)):
+            raise TypeError(f"степень должна быть числом (int или float), а пришёл {type(p).__name__}")
+        out = self._child(self.data**p)
+        out._backward = lambda g: (g * p * self.data ** (p - 1),)
+        return out
+
+    def __matmul__(self, other):
+        other = as_tensor(other, like=self)
+        out = self._child(self.data @ other.data, other)
+
+        def _backward(g):
+            a, b = self.data, other.data
+            if a.ndim == 1 or b.ndim == 1:
+                return _matmul_vector_grads(a, b, g)
+            grad_a = g @ np.swapaxes(b, -1, -2)                     # dL/dA = G Bᵀ
+            if b.ndim == 2:   # одна матрица весов на весь батч (Linear): одно большое умножение
+                grad_b = a.reshape(-1, a.shape[-1]).T @ g.reshape(-1, g.shape[-1])
+            else:
+                grad_b = np.swapaxes(a, -1, -2) @ g                 # dL/dB = Aᵀ G
+            return grad_a, grad_b
+
+        out._backward = _backward
+        return out
+
+    def __rmatmul__(self, other):
+        return as_tensor(other, like=self) @ self
+
+    # ---- поэлементные функции -----------------------------------------------------
+
+    def exp(self):
+        out = self._child(np.exp(self.data))
+        out._backward = lambda g: (g * out.data,)
+        return out
+
+    def log(self):
+        out = self._child(np.log(self.data))
+        out._backward = lambda g: (g / self.data,)
+        return out
+
+    def tanh(self):
+        out = self._child(np.tanh(self.data))
+        out._backward = lambda g: (g * (1 - out.data**2),)
+        return out
+
+    def relu(self):
+        out = self._child(np.maximum(self.data, 0))
+        out._backward = lambda g: (g * (self.data > 0),)
+        return out
+
+    def masked_fill(self, mask, value):
+        """Ставит `value` там, где mask == True; туда градиент не течёт."""
+        mask = np.asarray(mask.data if isinstance(mask, Tensor) else mask)
+        if mask.dtype != bool:
+            raise TypeError(f"маска должна быть булевой (True/False), а пришёл dtype {mask.dtype}")
+        out = self._child(np.where(mask, np.asarray(value, dtype=self.dtype), self.data))
+        out._backward = lambda g: (np.where(mask, 0, g),)
+        return out
+
+    # ---- свёртки по осям ----------------------------------------------------------
+
+    def sum(self, axis=None, keepdims=False):
+        out = self._child(self.data.sum(axis=axis, keepdims=keepdims))
+
+        def _backward(g):
+            if not keepdims and axis is not None:
+                g = np.expand_dims(g, axis)
+            return (np.broadcast_to(g, self.shape),)
+
+        out._backward = _backward
+        return out
+
+    def mean(self, axis=None, keepdims=False):
+        axes = range(self.ndim) if axis is None else np.atleast_1d(axis)
+        count = int(np.prod([self.shape[a] for a in axes]))
+        return self.sum(axis=axis, keepdims=keepdims) * (1.0 / count)
+
+    def max(self, axis=None, keepdims=False):
+        """Максимум; градиент делится поровну между равными максимумами."""
+        peak = self.data.max(axis=axis, keepdims=True)
+        out = self._child(peak if keepdims else np.squeeze(peak, axis=axis))
+
+        def _backward(g):
+            hits = self.data == peak
+            return (np.reshape(g, peak.shape) * hits / hits.sum(axis=axis, keepdims=True),)
+
+        out._backward = _backward
+        return out
+
+    # ---- форма ---------------------------------------------------------------------
+
+    def reshape(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        out = self._child(self.data.reshape(shape))
+        out._backward = lambda g: (g.reshape(self.shape),)
+        return out
+
+    def transpose(self, *axes):
+        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        axes = axes or tuple(reversed(range(self.ndim)))
+        out = self._child(self.data.transpose(axes))
+        out._backward = lambda g: (g.transpose(np.argsort(axes)),)
+        return out
+
+    def swapaxes(self, axis1, axis2):
+        out = self._child(self.data.swapaxes(axis1, axis2))
+        out._backward = lambda g: (g.swapaxes(axis1, axis2),)
+        return out
+
+    def __getitem__(self, index):
+        index = index.data if isinstance(index, Tensor) else index
+        out = self._child(self.data[index])
+
+        def _backward(g):
+            grad = np.zeros_like(self.data)
+            np.add.at(grad, index, g)   # одна строка может быть выбрана несколько раз
+            return (grad,)
+
+        out._backward = _backward
+        return out
+
+    def astype(self, dtype):
+        """Приведение типа; градиент возвращается в исходном типе."""
+        if self.dtype == dtype:
+            return self
+        out = self._child(self.data.astype(dtype))
+        out._backward = lambda g: (g.astype(self.dtype),)
+        return out
+
+
+def concatenate(tensors, axis=0):
+    """Склеивает тензоры вдоль оси `axis`; градиент режется обратно на куски."""
+    tensors = [as_tensor(t) for t in tensors]
+    if not tensors:
+        raise ValueError("concatenate: нужен хотя бы один тензор, а пришёл пустой список")
+    out = tensors[0]._child(np.concatenate([t.data for t in tensors], axis=axis), *tensors[1:])
+    bounds = np.cumsum([t.shape[axis] for t in tensors])[:-1]
+    out._backward = lambda g: tuple(np.split(g, bounds, axis=axis))
+    return out
+
+
+def tensor(data, requires_grad=False):
+    """Создаёт Tensor из списка, массива NumPy или числа (урок 00)."""
+    data = data.data if isinstance(data, Tensor) else np.array(data)
+    if requires_grad and not np.issubdtype(data.dtype, np.floating):
+        raise TypeError(
+            f"градиент бывает только у дробных чисел, а пришёл dtype {data.dtype}. "
+            "Передайте float: tensor(np.asarray(x, dtype=float), requires_grad=True)"
+        )
+    return Tensor(data, requires_grad=requires_grad)
+
+
+def as_tensor(x, like=None):
+    """Tensor как есть; число или массив — в Tensor (числа — в тип `like`, чтобы не было float64 из float32)."""
+    if isinstance(x, Tensor):
+        return x
+    if like is not None and np.isscalar(x):
+        return Tensor(np.asarray(x, dtype=like.dtype))
+    return Tensor(np.asarray(x))
+
+
+def _matmul_vector_grads(a, b, g):
+    """Градиенты `a @ b`, когда хотя бы один из них — вектор (NumPy тогда не добавляет ось)."""
+    if a.ndim == 1 and b.ndim == 1:                                    # скалярное произведение
+        return g * b, g * a
+    if a.ndim == 1:                                                    # (n,) @ (..., n, m) -> (..., m)
+        return (b @ g[..., None])[..., 0], a[:, None] * g[..., None, :]
+    return g[..., None] * b, (np.swapaxes(a, -1, -2) @ g[..., None])[..., 0]   # (..., n, m) @ (m,)
+
+
+def _unbroadcast(grad, shape):
+    """Сворачивает градиент до формы входа: суммирует по осям, добавленным broadcasting'ом."""
+    if grad.shape == shape:
+        return grad
+    grad = grad.sum(axis=tuple(range(grad.ndim - len(shape)))) if grad.ndim > len(shape) else grad
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=stretched, keepdims=True) if stretched else grad
+
+
+def _topological_order(root):
+    """Узлы графа так, что каждый идёт после всех своих входов (без рекурсии)."""
+    order, seen, stack = [], set(), [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((p, False) for p in node._parents if p.requires_grad and id(p) not in seen)
+    return order
