@@ -31,7 +31,7 @@ def _checks():
     results.append((
         "jupytext связывает .py и .ipynb уроков",
         jupytext is not None and config is not None,
-        f"jupytext {jupytext}, настройки {config}" if jupytext and config else
+        f"jupytext {jupytext}, настройки: {config.name}" if jupytext and config else
         ("jupytext не установлен" if not jupytext else "не найден jupytext.toml рядом с уроками"),
     ))
     return results

@@ -1,0 +1,37 @@
+"""Собирает lessons/NN_slug.ipynb из lessons/NN_slug.py и исполняет его сверху вниз в свежем ядре.
+
+    python tools/build_notebooks.py                 # все уроки
+    python tools/build_notebooks.py lessons/03_*.py # выбранные
+
+Исполненная тетрадка коммитится: так её картинки видны на GitHub без запуска.
+"""
+
+import pathlib
+import sys
+import time
+
+import jupytext
+from nbclient import NotebookClient
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def build(py_path):
+    py_path = pathlib.Path(py_path).resolve()
+    notebook = jupytext.read(py_path)
+    started = time.perf_counter()
+    NotebookClient(
+        notebook,
+        kernel_name="python3",
+        timeout=900,
+        store_widget_state=False,           # статичную картинку виджет кладёт в вывод сам (image/png)
+        resources={"metadata": {"path": str(py_path.parent)}},
+    ).execute()
+    jupytext.write(notebook, py_path.with_suffix(".ipynb"))
+    print(f"{py_path.relative_to(ROOT)} -> .ipynb за {time.perf_counter() - started:.1f} с")
+
+
+if __name__ == "__main__":
+    paths = sys.argv[1:] or sorted(str(p) for p in (ROOT / "lessons").glob("[0-9][0-9]_*.py"))
+    for path in paths:
+        build(path)
