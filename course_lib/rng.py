@@ -1,5 +1,7 @@
 """Единый генератор случайных чисел курса: `manual_seed(n)` делает уроки воспроизводимыми."""
 
+import contextlib
+
 import numpy as np
 
 _generator = np.random.default_rng(0)
@@ -16,3 +18,18 @@ def manual_seed(seed):
 def generator():
     """Текущий генератор; слои берут из него начальные веса."""
     return _generator
+
+
+@contextlib.contextmanager
+def temporary_seed(seed):
+    """Внутри блока веса берутся из зерна `seed`, после него генератор курса — прежний.
+
+    Так виджет может построить «свою» случайную модель, не сбив зерно в ячейках урока.
+    """
+    global _generator
+    saved = _generator
+    manual_seed(seed)
+    try:
+        yield
+    finally:
+        _generator = saved

@@ -27,6 +27,8 @@ def no_grad():
 class Tensor:
     """Массив NumPy плюс то, что нужно для градиента: `.grad` и ссылки на входы."""
 
+    __array_ufunc__ = None   # `массив @ tensor`, `np.float64 * tensor`: NumPy уступает нашим __rmatmul__, __rmul__, …
+
     def __init__(self, data, requires_grad=False, _parents=()):
         self.data = data if isinstance(data, np.ndarray) else np.asarray(data)
         self.grad = None
@@ -77,7 +79,7 @@ class Tensor:
         """Прибавляет градиент, сворачивая оси, по которым вход был растянут (broadcasting)."""
         if not self.requires_grad:
             return
-        grad = _unbroadcast(grad, self.shape).astype(self.dtype, copy=False)
+        grad = _unbroadcast(grad, self.shape).astype(self.dtype)   # копия: .grad не делит память с соседями
         if self.grad is None:
             self.grad = grad
         else:
@@ -108,7 +110,7 @@ class Tensor:
             node_grad = grads.pop(id(node), None)
             if node_grad is None:
                 continue
-            if node._backward is None:          # лист: складываем градиент в .grad
+            if not node._parents:               # лист: складываем градиент в .grad
                 node._accumulate(node_grad)
                 continue
             for parent, parent_grad in zip(node._parents, node._backward(node_grad)):
@@ -261,7 +263,8 @@ class Tensor:
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
         axes = axes or tuple(reversed(range(self.ndim)))
         out = self._child(self.data.transpose(axes))
-        out._backward = lambda g: (g.transpose(np.argsort(axes)),)
+        inverse = np.argsort([a % self.ndim for a in axes])   # оси могут быть отрицательными, как в NumPy
+        out._backward = lambda g: (g.transpose(inverse),)
         return out
 
     def swapaxes(self, axis1, axis2):
@@ -316,7 +319,7 @@ def as_tensor(x, like=None):
     """Tensor как есть; число или массив — в Tensor (числа — в тип `like`, чтобы не было float64 из float32)."""
     if isinstance(x, Tensor):
         return x
-    if like is not None and np.isscalar(x):
+    if like is not None and np.isscalar(x) and np.issubdtype(like.dtype, np.floating):
         return Tensor(np.asarray(x, dtype=like.dtype))
     return Tensor(np.asarray(x))
 

@@ -1,14 +1,18 @@
 """Картинки курса (matplotlib). Каждая функция рисует на данном `ax` или на новом и возвращает фигуру.
 
 Бэкенд не выбираем: это дело Jupyter. Одна цветовая карта на один смысл во всём курсе:
-веса внимания — WEIGHTS_CMAP, значения со знаком (оценки, эмбеддинги) — SIGNED_CMAP.
+веса внимания — WEIGHTS_CMAP (от 0 до 1), величины со знаком — SIGNED_CMAP,
+клетки, куда смотреть запрещено (маска), — серые (HIDDEN_COLOR).
 """
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import Colormap
 
-WEIGHTS_CMAP = "viridis"   # веса внимания, вероятности: от 0 до 1
-SIGNED_CMAP = "RdBu_r"     # величины со знаком: синий < 0 < красный
+WEIGHTS_CMAP = "viridis"      # веса внимания и вероятности, от 0 до 1
+SIGNED_CMAP = "RdBu_r"        # оценки, эмбеддинги, позиционные кодировки: синий < 0 < красный
+HIDDEN_COLOR = "#d9d9d9"      # замаскированные клетки: «сюда смотреть нельзя»
+BAR_COLOR = "#3b528b"         # столбики весов (тон из viridis)
 
 
 def _as_array(x):
@@ -17,34 +21,137 @@ def _as_array(x):
 
 def _axes(ax, figsize):
     if ax is None:
-        fig, ax = plt.subplots(figsize=figsize)
+        fig, ax = plt.subplots(figsize=figsize, layout="constrained")
         return fig, ax
     return ax.figure, ax
 
 
-def heatmap(weights, xlabels=None, ylabels=None, title=None, ax=None, cmap=WEIGHTS_CMAP, vmin=0.0, vmax=None):
+def _cmap(name):
+    cmap = plt.get_cmap(name) if not isinstance(name, Colormap) else name
+    cmap = cmap.copy()
+    cmap.set_bad(HIDDEN_COLOR)
+    return cmap
+
+
+def _check_labels(labels, n, what):
+    if labels is not None and len(labels) != n:
+        raise ValueError(f"{what}: подписей {len(labels)}, а у матрицы по этой оси {n} — нужно поровну")
+
+
+def _token_ticks(ax, xlabels, ylabels, shape):
+    T_q, T_k = shape
+    if xlabels is not None:
+        ax.set_xticks(range(T_k), labels=list(xlabels), rotation=90)
+    if ylabels is not None:
+        ax.set_yticks(range(T_q), labels=list(ylabels))
+
+
+def heatmap(weights, xlabels=None, ylabels=None, title=None, ax=None, mask=None,
+            cmap=WEIGHTS_CMAP, vmin=0.0, vmax=1.0, colorbar=True):
     """Тепловая карта матрицы (T_q, T_k): строки — запросы (ось y), столбцы — ключи (ось x).
 
-    Для весов внимания шкала от 0 до 1 (vmax=1 по умолчанию, если все значения в [0, 1]).
+    mask: булева (T_q, T_k), True = «можно смотреть»; остальные клетки рисуются серыми.
+    Для величин со знаком передайте cmap=SIGNED_CMAP и vmin/vmax (или None — по данным).
     """
     weights = _as_array(weights)
     if weights.ndim != 2:
-        raise ValueError(f"heatmap рисует матрицу (T_q, T_k), а пришла форма {weights.shape}; для голов используйте vis.heads")
-    for labels, n, axis in ((xlabels, weights.shape[1], "xlabels (ключи)"), (ylabels, weights.shape[0], "ylabels (запросы)")):
-        if labels is not None and len(labels) != n:
-            raise ValueError(f"{axis}: подписей {len(labels)}, а у матрицы по этой оси {n}")
-    if vmax is None:
-        vmax = 1.0 if vmin == 0.0 and weights.size and 0 <= weights.min() and weights.max() <= 1 else None
+        raise ValueError(f"heatmap рисует матрицу (T_q, T_k), а пришла форма {weights.shape}; для голов — vis.heads")
+    _check_labels(xlabels, weights.shape[1], "xlabels (ключи)")
+    _check_labels(ylabels, weights.shape[0], "ylabels (запросы)")
     T_q, T_k = weights.shape
-    fig, ax = _axes(ax, (1.2 + 0.45 * T_k, 0.9 + 0.4 * T_q) if T_k <= 16 else (8, 7))
-    image = ax.imshow(weights, cmap=cmap, vmin=vmin, vmax=vmax)
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-    ax.set_xlabel("ключи (на кого смотрим)")
-    ax.set_ylabel("запросы (кто смотрит)")
-    if xlabels is not None:
-        ax.set_xticks(range(T_k), labels=list(xlabels), rotation=45, ha="right")
-    if ylabels is not None:
-        ax.set_yticks(range(T_q), labels=list(ylabels))
+    fig, ax = _axes(ax, (1.6 + 0.42 * T_k, 1.2 + 0.38 * T_q) if T_k <= 16 else (8, 7))
+    shown = weights if mask is None else np.ma.masked_where(~np.asarray(mask, dtype=bool), weights)
+    image = ax.imshow(shown, cmap=_cmap(cmap), vmin=vmin, vmax=vmax)
+    if colorbar:
+        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="вес" if cmap == WEIGHTS_CMAP else None)
+    ax.set_xlabel("ключ: на кого смотрим")
+    ax.set_ylabel("запрос: кто смотрит")
+    _token_ticks(ax, xlabels, ylabels, weights.shape)
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def heads(weights, tokens, title=None, axes=None, mask=None, ncols=4):
+    """Веса всех голов (h, T, T) — по панели на голову, одна шкала 0…1 и один цветовой столбик.
+
+    Подписи ключей — под каждой панелью, подписи запросов — только у левых панелей.
+    """
+    weights = _as_array(weights)
+    if weights.ndim == 4 and weights.shape[0] == 1:
+        weights = weights[0]                                  # (1, h, T, T) -> (h, T, T)
+    if weights.ndim != 3:
+        raise ValueError(f"heads ждёт веса формы (h, T, T) или (1, h, T, T), а пришла форма {weights.shape}")
+    h, T_q, T_k = weights.shape
+    _check_labels(tokens, T_k, "tokens")
+    if axes is None:
+        cols = min(h, ncols)
+        rows = -(-h // cols)
+        fig, grid = plt.subplots(rows, cols, figsize=(0.5 + 2.6 * cols, 0.6 + 2.6 * rows),
+                                 layout="constrained", squeeze=False)
+        axes = list(grid.flat)
+    else:
+        axes = list(np.ravel(axes))
+        fig = axes[0].figure
+    if len(axes) < h:
+        raise ValueError(f"heads: осей {len(axes)}, а голов {h} — нужно не меньше")
+    cols = min(h, ncols)
+    for i, ax in enumerate(axes[:h]):
+        heatmap(weights[i], tokens, tokens if i % cols == 0 else None, title=f"голова {i + 1}",
+                ax=ax, mask=mask, colorbar=False)
+        ax.set_xlabel("")
+        ax.set_ylabel("запрос" if i % cols == 0 else "")
+        if i % cols:
+            ax.set_yticks([])
+    for ax in axes[h:]:
+        ax.set_visible(False)
+    fig.colorbar(axes[0].images[0], ax=axes[:h], shrink=0.8, label="вес")
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def row(weights, tokens, i, title=None, ax=None):
+    """Распределение одного запроса i по ключам — столбиками: строка i матрицы весов (T_q, T_k)."""
+    weights = _as_array(weights)
+    if weights.ndim != 2:
+        raise ValueError(f"row ждёт матрицу весов (T_q, T_k), а пришла форма {weights.shape}")
+    if not 0 <= i < weights.shape[0]:
+        raise ValueError(f"row: номер запроса i должен быть от 0 до {weights.shape[0] - 1}, а пришло {i}")
+    _check_labels(tokens, weights.shape[1], "tokens")
+    fig, ax = _axes(ax, (1.5 + 0.45 * weights.shape[1], 2.8))
+    ax.bar(range(weights.shape[1]), weights[i], color=BAR_COLOR)
+    ax.set_xticks(range(weights.shape[1]), labels=list(tokens), rotation=90)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("вес")
+    square = weights.shape[0] == weights.shape[1]        # самовнимание: запросы — те же токены
+    ax.set_title(title or (f"куда смотрит «{tokens[i]}»" if square else f"запрос {i}"))
+    return fig
+
+
+def vectors_2d(points, labels, title=None, ax=None, arrows=True, colors=None):
+    """Точки (n, 2) с подписями — например, эмбеддинги после проекции на плоскость (урок 01)."""
+    points = _as_array(points)
+    if points.ndim != 2 or points.shape[1] != 2:
+        raise ValueError(f"vectors_2d ждёт точки формы (n, 2), а пришла форма {points.shape}; сначала спроецируйте на 2 оси")
+    if len(labels) != len(points):
+        raise ValueError(f"vectors_2d: подписей {len(labels)}, а точек {len(points)}")
+    fig, ax = _axes(ax, (6, 5))
+    colors = colors if colors is not None else [BAR_COLOR] * len(points)
+    if arrows:
+        ax.quiver(np.zeros(len(points)), np.zeros(len(points)), points[:, 0], points[:, 1], color=colors,
+                  angles="xy", scale_units="xy", scale=1, width=0.004, alpha=0.6)
+    ax.scatter(points[:, 0], points[:, 1], c=colors, s=25, zorder=3)
+    for (x, y), label in zip(points, labels):
+        ax.annotate(label, (x, y), xytext=(4, 4), textcoords="offset points")
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.axvline(0, color="grey", lw=0.5)
+    span = np.abs(points).max() * 1.25 if points.size else 1
+    ax.set_xlim(-span, span)
+    ax.set_ylim(-span, span)
+    ax.set_aspect("equal")
+    ax.set_xlabel("ось 1")
+    ax.set_ylabel("ось 2")
     if title:
         ax.set_title(title)
     return fig

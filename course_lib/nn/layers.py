@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from course_lib._checks import check_float
 from course_lib.nn.module import Module, parameter
 from course_lib.rng import generator
 from course_lib.tensor import Tensor, as_tensor
@@ -21,6 +22,7 @@ class Linear(Module):
 
     def forward(self, x):
         x = as_tensor(x)
+        check_float(x.data, "x", finite=False)          # иначе веса молча округлились бы до целых
         if x.shape[-1:] != (self.d_in,):
             raise ValueError(
                 f"Linear({self.d_in} -> {self.d_out}): последняя ось входа должна быть {self.d_in}, "

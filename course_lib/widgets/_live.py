@@ -1,59 +1,113 @@
 """Связка «ползунки → чистая функция → картинка», общая для всех виджетов курса.
 
-Логика каждого виджета — чистая функция `view(**значения) -> вид` (что рисовать) и
-функция `draw(fig, вид)`, которая меняет данные уже нарисованной фигуры. Здесь только
-проводка: ползунок сдвинули — посчитали вид — перерисовали ту же фигуру — отправили PNG
-в виджет Image. Фигура не пересоздаётся и вывод не очищается, поэтому ничего не мигает.
+Логика виджета — чистая функция `view(**значения ползунков) -> вид` (что рисовать) и
+«художник» (painter), который умеет две вещи:
+
+- `build(fig, вид)` — нарисовать фигуру целиком для данной раскладки (токены, число голов);
+  меняющиеся артисты (картинки весов, столбики, подписи с числами) он кладёт в `painter.dynamic`;
+- `refresh(вид)` — поменять данные у этих артистов.
+
+Здесь только проводка. Пока раскладка та же (`painter.layout_key(вид)`), фон с осями и
+подписями не перерисовывается: он сохранён, и поверх рисуются лишь меняющиеся артисты
+(приём blitting из matplotlib). Готовый кадр уходит PNG-файлом в виджет Image: фигура
+не пересоздаётся и вывод не очищается, поэтому ничего не мигает.
 """
 
 import base64
 import io
 
 import ipywidgets as widgets
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from PIL import Image
 
 DPI = 80
 
 
 def new_figure(width, height):
     """Фигура вне pyplot: Jupyter не покажет её сам, её показывает только виджет."""
-    return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
 
 
-def png_bytes(fig):
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=DPI)
-    return buffer.getvalue()
+class LiveFigure:
+    """Фигура, которая перерисовывается целиком только при смене раскладки."""
+
+    def __init__(self, painter, fig):
+        self.painter, self.fig = painter, fig
+        self._key = object()           # ни с чем не совпадает: первый кадр рисуется целиком
+        self._background = None
+        self.full_redraws = 0
+
+    def render(self, view):
+        """Рисует вид и возвращает кадр (H, W, 4) uint8."""
+        key = self.painter.layout_key(view)
+        if key != self._key:
+            self.fig.clear()
+            self.painter.build(self.fig, view)
+            for artist in self.painter.dynamic:
+                artist.set_animated(True)            # в фон не попадают, рисуем их поверх
+            self.fig.canvas.draw()
+            self._background = self.fig.canvas.copy_from_bbox(self.fig.bbox)
+            self._key = key
+            self.full_redraws += 1
+        else:
+            self.fig.canvas.restore_region(self._background)
+        self.painter.refresh(view)
+        for artist in self.painter.dynamic:
+            self.fig.draw_artist(artist)
+        return np.asarray(self.fig.canvas.buffer_rgba())
+
+    def png(self, view):
+        frame = self.render(view)
+        buffer = io.BytesIO()
+        Image.fromarray(frame).save(buffer, format="png", compress_level=1)
+        return buffer.getvalue()
 
 
 class Explorer(widgets.VBox):
-    """Ползунки сверху, картинка и сообщение снизу; `update()` — один шаг перерисовки.
+    """Ползунки сверху, сообщение и картинка снизу; `update()` — один шаг перерисовки.
 
-    Показ в Jupyter — живой виджет; там, где виджеты не работают (GitHub, nbviewer),
-    показывается PNG того же рисунка в исходном положении ползунков.
+    В Jupyter это живой виджет; там, где виджеты не работают (GitHub, nbviewer),
+    показывается PNG того же рисунка при исходном положении ползунков.
     """
 
-    def __init__(self, controls, view, draw, fig):
-        self.controls, self.view, self.draw, self.fig = controls, view, draw, fig
+    def __init__(self, controls, view, painter, fig):
+        self.controls, self.view = controls, view
+        self.live = LiveFigure(painter, fig)
         self.image = widgets.Image(format="png")
         self.message = widgets.HTML()
-        super().__init__([widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap")),
-                          self.message, self.image])
+        rows = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
+        super().__init__([rows, self.message, self.image])
+        self._syncing = False
         for control in controls.values():
-            control.observe(lambda change: self.update(), names="value")
+            control.observe(self._on_change, names="value")
+        self.update()
+
+    def sync(self, change):
+        """Согласовать ползунки между собой (например, T за предложением). По умолчанию — ничего."""
+
+    def _on_change(self, change):
+        if self._syncing:                  # ползунок сдвинули мы сами в sync(): кадр нарисуем один раз
+            return
+        self._syncing = True
+        try:
+            self.sync(change)
+        finally:
+            self._syncing = False
         self.update()
 
     def values(self):
         return {name: control.value for name, control in self.controls.items()}
 
     def update(self):
-        state = self.view(**self.values())
-        warning = getattr(state, "message", "")
-        self.message.value = f"<span style='color:#b00'>⚠ {warning}</span>" if warning else ""
-        self.draw(self.fig, state)
-        self.image.value = png_bytes(self.fig)
-        self.state = state
-        return state
+        self.state = self.view(**self.values())
+        warning = self.state.message
+        self.message.value = f"<span style='color:#a00'>⚠ {warning}</span>" if warning else ""
+        self.image.value = self.live.png(self.state)
+        return self.state
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)

@@ -30,28 +30,85 @@ class TemperatureView:
 
 
 def temperature_view(temperature, scores=DEMO_SCORES, tokens=DEMO_TOKENS):
-    """Чистая функция: температура -> веса softmax(scores / temperature)."""
+    """Чистая функция: температура τ -> веса softmax(scores / τ)."""
+    scores = np.asarray(scores, dtype=float)
     if not temperature > 0:
-        return TemperatureView(list(tokens), softmax(np.asarray(scores, dtype=float)), 1.0,
-                               f"температура должна быть > 0, а пришло {temperature}; показываю τ = 1")
-    return TemperatureView(list(tokens), softmax(np.asarray(scores, dtype=float) / temperature), temperature)
+        return TemperatureView(list(tokens), softmax(scores), 1.0,
+                               f"температура должна быть больше 0, а пришло {temperature}; показываю τ = 1")
+    return TemperatureView(list(tokens), softmax(scores / temperature), float(temperature))
 
 
-def draw_temperature(fig, view):
-    """Рисует веса; при повторном вызове меняет только данные и заголовок."""
-    title = f"softmax(оценки / τ), τ = {view.temperature:.2f}"
-    if not fig.axes:
-        vis.heatmap(view.weights, view.tokens, view.tokens, title=title, ax=fig.add_subplot())
-        return
-    ax = fig.axes[0]
-    ax.images[0].set_data(view.weights)
-    ax.set_title(title)
+class TemperaturePainter:
+    def layout_key(self, view):
+        return tuple(view.tokens)
+
+    def build(self, fig, view):
+        ax = fig.add_subplot()
+        vis.heatmap(view.weights, view.tokens, view.tokens, title=" ", ax=ax)
+        self.image, self.title = ax.images[0], ax.title
+        self.dynamic = [self.image, self.title]
+
+    def refresh(self, view):
+        self.image.set_data(view.weights)
+        self.title.set_text(f"softmax(оценки / τ), τ = {view.temperature:.2f}")
 
 
 def temperature_heatmap(scores=DEMO_SCORES, tokens=DEMO_TOKENS, temperature=1.0):
     """Ползунок температуры над тепловой картой весов (урок 00)."""
-    slider = widgets.FloatLogSlider(value=temperature, base=10, min=-1, max=1, step=0.05,
-                                    description="τ", continuous_update=True)
+    slider = widgets.FloatLogSlider(value=temperature, base=10, min=-1, max=1, step=0.05, description="τ")
     return Explorer({"temperature": slider},
                     lambda temperature: temperature_view(temperature, scores, tokens),
-                    draw_temperature, new_figure(5.2, 4.2))
+                    TemperaturePainter(), new_figure(5.0, 4.4))
+
+
+@dataclass
+class SoftmaxView:
+    labels: list
+    scores: np.ndarray         # (n,) оценки до softmax
+    weights: np.ndarray        # (n,) softmax(scores / τ), в сумме 1
+    temperature: float
+    entropy: float             # в битах: 0 — весь вес на одном, log2(n) — поровну
+    message: str = ""
+
+
+def softmax_view(temperature, scores, labels):
+    """Чистая функция: оценки и τ -> веса, энтропия и пояснение."""
+    base = temperature_view(temperature, np.asarray(scores, dtype=float)[None], [""])
+    weights = base.weights[0]
+    entropy = float(-(weights * np.log2(np.where(weights > 0, weights, 1))).sum())
+    return SoftmaxView(list(labels), np.asarray(scores, dtype=float), weights, base.temperature, entropy, base.message)
+
+
+class SoftmaxPainter:
+    def layout_key(self, view):
+        return tuple(view.labels)
+
+    def build(self, fig, view):
+        score_ax, weight_ax = fig.subplots(1, 2)
+        n = len(view.labels)
+        score_ax.bar(range(n), view.scores, color=vis.BAR_COLOR)
+        score_ax.axhline(0, color="grey", lw=0.5)
+        score_ax.set_xticks(range(n), labels=view.labels, rotation=90)
+        score_ax.set_title("оценки (до softmax)")
+        self.bars = list(weight_ax.bar(range(n), view.weights, color=vis.BAR_COLOR))
+        weight_ax.set_xticks(range(n), labels=view.labels, rotation=90)
+        weight_ax.set_ylim(0, 1)
+        weight_ax.set_ylabel("вес")
+        self.title = weight_ax.set_title(" \n ")
+        self.dynamic = self.bars + [self.title]
+        self.refresh(view)
+
+    def refresh(self, view):
+        for bar, weight in zip(self.bars, view.weights):
+            bar.set_height(weight)
+        self.title.set_text(f"softmax(оценки / τ), τ = {view.temperature:.2f}\nэнтропия {view.entropy:.2f} бит, сумма = {view.weights.sum():.3f}")
+
+
+def softmax_explorer(scores, labels, temperature=1.0):
+    """Столбики оценок и весов softmax с ползунком температуры (урок 02)."""
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim != 1 or len(labels) != len(scores):
+        raise ValueError(f"softmax_explorer: нужен вектор оценок (n,) и n подписей, а пришли {scores.shape} и {len(labels)}")
+    slider = widgets.FloatLogSlider(value=temperature, base=10, min=-1, max=1, step=0.05, description="τ")
+    return Explorer({"temperature": slider}, lambda temperature: softmax_view(temperature, scores, labels),
+                    SoftmaxPainter(), new_figure(8, 3.6))

@@ -1,0 +1,181 @@
+"""Главный исследователь внимания: предложение, T, d_k, число голов, маска, √d_k (уроки 03–07).
+
+`attention_view(...)` — чистая функция от положений ползунков к тому, что рисуется;
+`ExplorerPainter` рисует это; `attention_explorer(...)` только связывает ползунки.
+"""
+
+import functools
+import zlib
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+
+from course_lib import vis
+from course_lib.functional import causal_mask, softmax
+from course_lib.nn import MultiHeadAttention
+from course_lib.rng import temporary_seed
+from course_lib.tensor import no_grad
+from course_lib.widgets._live import Explorer, new_figure
+
+MAX_T = 32
+DEFAULT_SENTENCE = "кот сел на тёплый коврик"
+
+
+@dataclass
+class AttentionView:
+    tokens: list             # T подписей
+    weights: np.ndarray      # (h, T, T): строки в сумме 1
+    mask: np.ndarray         # (T, T) bool, True = «можно смотреть» (без маски — все True)
+    query: int               # выбранный запрос (строка)
+    head: int                # голова, чью строку показывают столбики
+    entropy: np.ndarray      # (h,) энтропия строки `query` в битах: 0 — смотрит в одну точку
+    peak: np.ndarray         # (h,) наибольший вес в строке `query`
+    scores_std: float        # разброс оценок до softmax (по всем головам)
+    message: str = ""
+
+
+def tokens_from(sentence, T):
+    """Слова предложения -> первые T токенов и (если что-то не так) пояснение для ученика."""
+    words = str(sentence).split()
+    if not words:
+        return DEFAULT_SENTENCE.split()[:T], f"Предложение пустое — введите хотя бы одно слово. Пока показываю «{DEFAULT_SENTENCE}»."
+    if len(words) > MAX_T:
+        return words[:min(T, MAX_T)], f"В предложении {len(words)} слов, а T бывает не больше {MAX_T}: беру первые {min(T, MAX_T)}."
+    if T > len(words):
+        return words, f"В предложении {len(words)} слов — поэтому T = {len(words)}, а не {T}."
+    return words[:T], ""
+
+
+def embed_words(tokens, d_model, seed):
+    """Случайный, но постоянный вектор для каждого слова: одно слово — один вектор, где бы оно ни стояло."""
+    return np.stack([np.random.default_rng([seed, zlib.crc32(t.encode())]).normal(size=d_model) for t in tokens])
+
+
+@functools.lru_cache(maxsize=16)
+def random_model(heads, d_k, seed):
+    """MultiHeadAttention со случайными весами из зерна `seed` (зерно уроков не трогает)."""
+    with temporary_seed(seed):
+        return MultiHeadAttention(d_model=heads * d_k, num_heads=heads)
+
+
+def attention_weights(model, X, causal, scaled):
+    """Веса всех голов (h, T, T) для входа X (T, d_model); scaled=False — без деления на √d_k."""
+    with no_grad():
+        q = model._split(model.W_q(X[None]))               # (1, h, T, d_head)
+        k = model._split(model.W_k(X[None]))               # (1, h, T, d_head)
+        scores = (q @ k.swapaxes(-1, -2)).data[0]          # (h, T, T)
+    if scaled:
+        scores = scores / np.sqrt(model.d_head)
+    T = X.shape[0]
+    mask = causal_mask(T) if causal else np.ones((T, T), dtype=bool)
+    return softmax(np.where(mask, scores, -np.inf)), mask, float(scores[:, mask].std())
+
+
+def attention_view(sentence=DEFAULT_SENTENCE, T=5, d_k=8, heads=2, causal=False, scaled=True,
+                   seed=0, query=0, head=1, model=None, embed=None):
+    """Чистая функция: положения ползунков -> AttentionView. Никогда не бросает исключение
+    на «плохие» значения ползунков — объясняет их в `message`.
+
+    model: любой MultiHeadAttention (тогда d_k и heads берутся из него), embed(tokens) -> (T, d_model).
+    """
+    tokens, message = tokens_from(sentence, max(1, min(int(T), MAX_T)))
+    notes = [message] if message else []
+    if model is None:
+        d_k, heads = max(1, int(d_k)), max(1, int(heads))
+        model = random_model(heads, d_k, int(seed))
+        X = embed_words(tokens, model.d_model, int(seed))
+    else:
+        X = np.asarray(embed(tokens) if embed is not None else embed_words(tokens, model.d_model, int(seed)), dtype=float)
+    if len(tokens) == 1:
+        notes.append("Один токен может смотреть только на себя — его вес всегда 1. Добавьте слов.")
+    if model.d_head == 1:
+        notes.append("d_k = 1: запрос и ключ — по одному числу, оценка — их произведение, "
+                     "поэтому голова смотрит на слово с самым большим (или самым маленьким) ключом.")
+    weights, mask, spread = attention_weights(model, X, causal, scaled)
+    query = min(max(int(query), 0), len(tokens) - 1)
+    head = min(max(int(head), 1), model.num_heads)
+    chosen = weights[:, query]                                          # (h, T)
+    entropy = -(chosen * np.log2(np.where(chosen > 0, chosen, 1))).sum(axis=-1)
+    return AttentionView(tokens, weights, mask, query, head, entropy, chosen.max(axis=-1), spread, " ".join(notes))
+
+
+class ExplorerPainter:
+    """Панель на голову + столбики строки выбранного запроса. Раскладка — (токены, число голов)."""
+
+    def layout_key(self, view):
+        return tuple(view.tokens), len(view.weights)
+
+    def build(self, fig, view):
+        h, T = len(view.weights), len(view.tokens)
+        cols = min(h, 4)
+        rows = -(-h // cols)
+        fig.set_size_inches(max(6.0, 2.7 * cols + 1.2), 2.9 * rows + 2.6)
+        grid = fig.add_gridspec(rows + 1, cols, height_ratios=[1] * rows + [0.8])
+        head_axes = [fig.add_subplot(grid[i // cols, i % cols]) for i in range(h)]
+        bar_ax = fig.add_subplot(grid[rows, :])
+        size = 9 if T <= 10 else 7 if T <= 20 else 5.5
+        vis.heads(view.weights, view.tokens, axes=head_axes, mask=view.mask, ncols=cols)
+        vis.row(view.weights[view.head - 1], view.tokens, view.query, ax=bar_ax, title=" ")
+        for ax in head_axes + [bar_ax]:
+            ax.tick_params(labelsize=size)
+        self.images = [ax.images[0] for ax in head_axes]
+        self.titles = [ax.title for ax in head_axes]
+        self.frames = [ax.add_patch(_row_frame(T)) for ax in head_axes]
+        self.bars = list(bar_ax.patches)
+        self.bar_title = bar_ax.title
+        self.dynamic = self.images + self.titles + self.frames + self.bars + [self.bar_title]
+        self.refresh(view)             # настоящие подписи уже сейчас: раскладка оставит под них место
+
+    def refresh(self, view):
+        hidden = ~view.mask
+        for i, (image, title, frame) in enumerate(zip(self.images, self.titles, self.frames)):
+            image.set_data(np.ma.masked_where(hidden, view.weights[i]))
+            title.set_text(f"голова {i + 1}\nH = {view.entropy[i]:.2f} бит, max {view.peak[i]:.2f}")
+            frame.set_y(view.query - 0.5)
+        for bar, weight in zip(self.bars, view.weights[view.head - 1, view.query]):
+            bar.set_height(weight)
+        self.bar_title.set_text(f"куда смотрит «{view.tokens[view.query]}» (голова {view.head})")
+
+
+def _row_frame(T):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((-0.5, -0.5), T, 1, fill=False, edgecolor="#e8384f", linewidth=1.6)
+
+
+class AttentionExplorer(Explorer):
+    """Виджет: ползунки + `ExplorerPainter`. Предложение задаёт токены, T следует за ним."""
+
+    def sync(self, change):
+        c = self.controls
+        if change["owner"] is c["sentence"]:
+            c["T"].value = max(1, min(len(change["new"].split()), MAX_T))
+        if change["owner"] in (c["sentence"], c["T"]):
+            c["query"].max = max(0, min(c["T"].value, len(c["sentence"].value.split()) or MAX_T) - 1)
+        if change["owner"] is c["heads"]:
+            c["head"].max = c["heads"].value
+
+
+def attention_explorer(sentence=DEFAULT_SENTENCE, d_k=8, heads=2, causal=False, model=None, embed=None, seed=0):
+    """Главный исследователь: веса каждой головы, строка выбранного запроса, энтропия и max по головам.
+
+    model — любой MultiHeadAttention (например, обученный в уроке 07), embed(tokens) -> (T, d_model).
+    """
+    T = max(1, min(len(sentence.split()), MAX_T))
+    if model is not None:
+        d_k, heads = model.d_head, model.num_heads
+    controls = {
+        "sentence": widgets.Text(value=sentence, description="текст", continuous_update=False,
+                                 layout=widgets.Layout(width="420px")),
+        "T": widgets.IntSlider(value=T, min=1, max=MAX_T, description="T"),
+        "d_k": widgets.IntSlider(value=d_k, min=1, max=64, description="d_k", disabled=model is not None),
+        "heads": widgets.IntSlider(value=heads, min=1, max=8, description="голов", disabled=model is not None),
+        "causal": widgets.Checkbox(value=causal, description="причинная маска"),
+        "scaled": widgets.Checkbox(value=True, description="делить на √d_k"),
+        "seed": widgets.IntSlider(value=seed, min=0, max=99, description="зерно", disabled=model is not None),
+        "query": widgets.IntSlider(value=0, min=0, max=T - 1, description="запрос №"),
+        "head": widgets.IntSlider(value=1, min=1, max=heads, description="голова"),
+    }
+    view = functools.partial(attention_view, model=model, embed=embed)
+    return AttentionExplorer(controls, view, ExplorerPainter(), new_figure(8, 6))

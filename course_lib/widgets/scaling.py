@@ -1,0 +1,79 @@
+"""Зачем делить на √d_k: разброс оценок q·k растёт как √d_k, и softmax «насыщается» (урок 03)."""
+
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+
+from course_lib import vis
+from course_lib.functional import softmax
+from course_lib.widgets._live import Explorer, new_figure
+
+N_KEYS = 8          # ключей у одного запроса на столбиках справа
+N_SAMPLES = 4000    # пар (q, k) для гистограммы разброса оценок
+BINS = np.linspace(-40, 40, 81)
+
+
+@dataclass
+class ScalingView:
+    d_k: int
+    scaled: bool
+    sample_scores: np.ndarray   # (N_SAMPLES,) оценки q·k (или q·k/√d_k) для случайных q и k
+    weights: np.ndarray         # (N_KEYS,) веса одного запроса по N_KEYS ключам
+    spread: float               # стандартное отклонение оценок
+    entropy: float              # энтропия весов в битах; максимум log2(N_KEYS) = 3
+    message: str = ""
+
+
+def scaling_view(d_k, scaled, seed=0):
+    """Чистая функция: d_k и «делить ли на √d_k» -> разброс оценок и веса одного запроса."""
+    d_k = int(d_k)
+    message = ""
+    if d_k < 1:
+        message, d_k = f"d_k — число измерений ключа, не меньше 1, а пришло {d_k}; показываю d_k = 1", 1
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=(N_SAMPLES, d_k)), rng.normal(size=(N_SAMPLES, d_k))   # компоненты ~ N(0, 1)
+    divisor = np.sqrt(d_k) if scaled else 1.0
+    sample = (q * k).sum(axis=1) / divisor                       # (N_SAMPLES,)
+    weights = softmax((k[:N_KEYS] @ q[0]) / divisor)             # один запрос, N_KEYS ключей
+    entropy = float(-(weights * np.log2(np.where(weights > 0, weights, 1))).sum())
+    return ScalingView(d_k, bool(scaled), sample, weights, float(sample.std()), entropy, message)
+
+
+class ScalingPainter:
+    def layout_key(self, view):
+        return ()
+
+    def build(self, fig, view):
+        hist_ax, weight_ax = fig.subplots(1, 2)
+        counts, _ = np.histogram(view.sample_scores, BINS)
+        self.hist = list(hist_ax.bar(BINS[:-1], counts, width=np.diff(BINS), align="edge", color=vis.BAR_COLOR))
+        hist_ax.set_ylim(0, N_SAMPLES * 0.45)
+        hist_ax.set_xlabel("оценка q·k")
+        hist_ax.set_ylabel(f"сколько из {N_SAMPLES} пар")
+        self.bars = list(weight_ax.bar(range(N_KEYS), view.weights, color=vis.BAR_COLOR))
+        weight_ax.set_xticks(range(N_KEYS), labels=[f"k{i + 1}" for i in range(N_KEYS)])
+        weight_ax.set_ylim(0, 1)
+        weight_ax.set_ylabel("вес")
+        self.hist_title, self.weight_title = hist_ax.set_title(" \n "), weight_ax.set_title(" \n ")
+        self.dynamic = self.hist + self.bars + [self.hist_title, self.weight_title]
+        self.refresh(view)
+
+    def refresh(self, view):
+        counts, _ = np.histogram(view.sample_scores, BINS)
+        for bar, count in zip(self.hist, counts):
+            bar.set_height(count)
+        for bar, weight in zip(self.bars, view.weights):
+            bar.set_height(weight)
+        how = "q·k / √d_k" if view.scaled else "q·k без деления"
+        self.hist_title.set_text(f"разброс оценок ({how})\nстанд. отклонение {view.spread:.2f}, √d_k = {np.sqrt(view.d_k):.2f}")
+        self.weight_title.set_text(f"веса одного запроса, d_k = {view.d_k}\nэнтропия {view.entropy:.2f} бит (максимум 3), max {view.weights.max():.2f}")
+
+
+def scaling_explorer(d_k=64, scaled=False):
+    """Ползунок d_k и переключатель «делить на √d_k»: гистограмма оценок и веса одного запроса."""
+    controls = {
+        "d_k": widgets.IntSlider(value=d_k, min=1, max=512, description="d_k"),
+        "scaled": widgets.Checkbox(value=scaled, description="делить на √d_k"),
+    }
+    return Explorer(controls, scaling_view, ScalingPainter(), new_figure(9, 3.8))
