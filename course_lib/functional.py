@@ -23,12 +23,19 @@ def softmax(x, axis=-1):
     if np.isnan(peak).any() or np.isposinf(peak).any():
         raise ValueError("softmax: во входе есть nan или +inf — такие оценки нельзя превратить в веса")
     peak[np.isneginf(peak)] = 0                             # строка из одних -inf: вычитаем 0, не -inf
-    weights = np.exp(x.data - peak)
+    weights = x.data - peak
+    np.exp(weights, out=weights)                            # exp на месте: без ещё одного массива формы x
     total = weights.sum(axis=axis, keepdims=True)
     total[total == 0] = 1                                   # ... и получаем нули вместо 0/0
     weights /= total
     out = x._child(weights)
-    out._backward = lambda g: (weights * (g - (g * weights).sum(axis=axis, keepdims=True)),)
+
+    def _backward(g):
+        grad = g - (g * weights).sum(axis=axis, keepdims=True)   # g − Σ g·w по строке
+        grad *= weights                                          # w ⊙ (g − Σ g·w), на месте
+        return (grad,)
+
+    out._backward = _backward
     return out.data if plain else out
 
 

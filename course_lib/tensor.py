@@ -171,13 +171,13 @@ class Tensor:
 
     def __matmul__(self, other):
         other = as_tensor(other, like=self)
-        out = self._child(self.data @ other.data, other)
+        out = self._child(_matmul(self.data, other.data), other)
 
         def _backward(g):
             a, b = self.data, other.data
             if a.ndim == 1 or b.ndim == 1:
                 return _matmul_vector_grads(a, b, g)
-            grad_a = g @ np.swapaxes(b, -1, -2)                     # dL/dA = G Bᵀ
+            grad_a = _matmul(g, np.swapaxes(b, -1, -2))             # dL/dA = G Bᵀ
             if b.ndim == 2:   # одна матрица весов на весь батч (Linear): одно большое умножение
                 grad_b = a.reshape(-1, a.shape[-1]).T @ g.reshape(-1, g.shape[-1])
             else:
@@ -322,6 +322,17 @@ def as_tensor(x, like=None):
     if like is not None and np.isscalar(x) and np.issubdtype(like.dtype, np.floating):
         return Tensor(np.asarray(x, dtype=like.dtype))
     return Tensor(np.asarray(x))
+
+
+def _matmul(a, b):
+    """a @ b; батч (..., n, k) на одну матрицу (k, m) — одним умножением (…·n, k) @ (k, m).
+
+    Ответ тот же, но NumPy сам вызвал бы BLAS отдельно для каждого элемента батча,
+    а одно большое умножение BLAS делает заметно быстрее (особенно в несколько потоков).
+    """
+    if a.ndim <= 2 or b.ndim != 2 or a.size == 0:
+        return a @ b
+    return (a.reshape(-1, a.shape[-1]) @ b).reshape(a.shape[:-1] + b.shape[-1:])
 
 
 def _matmul_vector_grads(a, b, g):

@@ -28,9 +28,7 @@ def _axes(ax, figsize):
 
 def _cmap(name):
     cmap = plt.get_cmap(name) if not isinstance(name, Colormap) else name
-    cmap = cmap.copy()
-    cmap.set_bad(HIDDEN_COLOR)
-    return cmap
+    return cmap.with_extremes(bad=HIDDEN_COLOR)
 
 
 def _check_labels(labels, n, what):

@@ -102,7 +102,11 @@ def test_causal_attention_does_not_look_into_the_future(setup, data):
     i = data.draw(st.integers(0, T - 1), label="i")
     changed = x.copy()
     changed[:, i + 1:] = data.draw(arrays(np.float64, (N, T - i - 1, D), elements=floats(3)), label="future")
-    before, after = mha(x).data, mha(changed).data
+    padding = None
+    if data.draw(st.booleans(), label="с маской паддинга"):               # causal=True должно сочетаться с маской
+        lengths = np.array(data.draw(st.lists(st.integers(1, T), min_size=N, max_size=N), label="lengths"))
+        padding = (np.arange(T) < lengths[:, None])[:, None, None, :]      # (N, 1, 1, T)
+    before, after = mha(x, padding).data, mha(changed, padding).data
     assert np.allclose(before[:, : i + 1], after[:, : i + 1], atol=1e-12), (
         f"поменяли токены после позиции {i}, а выходы на позициях 0…{i} изменились: будущее протекло в прошлое"
     )

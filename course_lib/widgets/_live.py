@@ -40,6 +40,7 @@ class LiveFigure:
         self._key = object()           # ни с чем не совпадает: первый кадр рисуется целиком
         self._background = None
         self.full_redraws = 0
+        self.encode = encode_png
 
     def render(self, view):
         """Рисует вид и возвращает кадр (H, W, 4) uint8."""
@@ -60,11 +61,15 @@ class LiveFigure:
             self.fig.draw_artist(artist)
         return np.asarray(self.fig.canvas.buffer_rgba())
 
-    def png(self, view):
-        frame = self.render(view)
-        buffer = io.BytesIO()
-        Image.fromarray(frame).save(buffer, format="png", compress_level=1)
-        return buffer.getvalue()
+    def picture(self, view):
+        """Кадр, готовый для виджета Image (по умолчанию PNG)."""
+        return self.encode(self.render(view))
+
+
+def encode_png(frame):
+    buffer = io.BytesIO()
+    Image.fromarray(frame).save(buffer, format="png", compress_level=1)   # быстрое сжатие: кадр живёт миг
+    return buffer.getvalue()
 
 
 class Explorer(widgets.VBox):
@@ -106,7 +111,7 @@ class Explorer(widgets.VBox):
         self.state = self.view(**self.values())
         warning = self.state.message
         self.message.value = f"<span style='color:#a00'>⚠ {warning}</span>" if warning else ""
-        self.image.value = self.live.png(self.state)
+        self.image.value = self.live.picture(self.state)
         return self.state
 
     def _repr_mimebundle_(self, **kwargs):

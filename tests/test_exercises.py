@@ -1,0 +1,42 @@
+"""Проверки упражнений: верное решение — ✅, типичные ошибки — ❌ с нужной подсказкой, заготовка — ⏳."""
+
+import numpy as np
+import pytest
+
+from course_lib.exercises import check_softmax
+
+
+def stub(scores):
+    raise NotImplementedError
+
+
+def right(scores):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_stub_is_not_solved_and_does_not_raise(capsys):
+    result = check_softmax(stub)
+    assert not result.passed and not result.solved
+    assert "ещё не решено" in capsys.readouterr().out
+
+
+def test_right_answer_passes(capsys):
+    assert check_softmax(right).passed
+    assert capsys.readouterr().out.startswith("✅")
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda s: np.exp(s), "не нормированы"),
+    (lambda s: np.exp(s) / np.exp(s).sum(axis=0, keepdims=True), "столбцы"),
+    (lambda s: np.exp(s) / np.exp(s).sum(), "строки"),
+    (lambda s: np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True), "максимум"),
+    (lambda s: s[:-1], "форма"),
+    (lambda s: None, "return"),
+    (lambda s: 1 / 0, "ZeroDivisionError"),
+])
+def test_typical_mistakes_get_specific_hints(wrong, hint, capsys):
+    result = check_softmax(wrong)
+    assert not result.passed and result.solved
+    assert hint in result.message
+    assert capsys.readouterr().out.startswith("❌")

@@ -1,0 +1,209 @@
+"""Виджеты без браузера: чистые функции вида на сетке положений ползунков и их отрисовка.
+
+Каждая комбинация маленьких значений рисуется без ошибок; строки весов в сумме 1;
+с маской верхний треугольник нулевой; панелей столько, сколько голов; слова — в подписях.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import course_lib as nt
+from course_lib import widgets as W
+from course_lib.widgets._live import LiveFigure, new_figure
+from course_lib.widgets.causal import CausalPainter
+from course_lib.widgets.explorer import MAX_T, ExplorerPainter, attention_weights, embed_words
+from course_lib.widgets.permutation import PermutationPainter
+from course_lib.widgets.scaling import ScalingPainter
+from course_lib.widgets.softmax import SoftmaxPainter, TemperaturePainter
+
+SENTENCE = "кот сел на тёплый коврик и смотрел в окно"
+
+
+def tick_texts(fig):
+    return {t.get_text() for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()}
+
+
+def test_main_explorer_grid_draws_and_holds_invariants():
+    live = LiveFigure(ExplorerPainter(), new_figure(8, 6))
+    # раскладка (T, голов) — во внешних циклах: фигура перестраивается 12 раз, а не 144
+    grid = itertools.product([1, 2, 5, 9], [1, 2, 3], [1, 3, 8], [False, True], [False, True])
+    for T, heads, d_k, causal, scaled in grid:
+        view = W.attention_view(SENTENCE, T=T, d_k=d_k, heads=heads, causal=causal, scaled=scaled, query=T - 1)
+        assert view.weights.shape == (heads, T, T)
+        assert np.allclose(view.weights.sum(axis=-1), 1), (T, d_k, heads, causal, scaled)
+        if causal:
+            assert np.all(np.triu(view.weights, k=1) == 0)
+        frame = live.render(view)
+        assert frame.ndim == 3 and frame.shape[-1] == 4
+        head_axes = [ax for ax in live.fig.axes if ax.images and ax.get_title().startswith("голова")]
+        assert len(head_axes) == heads
+        assert set(view.tokens) <= tick_texts(live.fig)
+
+
+def test_sentence_words_become_tokens_and_T_follows():
+    view = W.attention_view("собака кусает человека", T=3)
+    assert view.tokens == ["собака", "кусает", "человека"]
+    view = W.attention_view("собака кусает человека", T=2)
+    assert view.tokens == ["собака", "кусает"]
+    explorer = W.attention_explorer(sentence="кот сел")
+    explorer.controls["sentence"].value = "мама мыла раму очень долго"
+    assert explorer.controls["T"].value == 5
+    assert explorer.state.tokens == ["мама", "мыла", "раму", "очень", "долго"]
+    assert explorer.controls["query"].max == 4
+
+
+@pytest.mark.parametrize("sentence, T, d_k, expected", [
+    ("", 5, 8, "пустое"),
+    ("   ", 5, 8, "пустое"),
+    ("кот", 1, 8, "Один токен"),
+    (" ".join(f"слово{i}" for i in range(40)), 32, 8, "40 слов"),
+    (SENTENCE, 4, 1, "d_k = 1"),
+    ("кот сел", 9, 8, "T = 2"),
+])
+def test_bad_slider_values_give_a_message_not_a_traceback(sentence, T, d_k, expected):
+    view = W.attention_view(sentence, T=T, d_k=d_k, heads=2)
+    assert expected in view.message
+    assert np.allclose(view.weights.sum(axis=-1), 1)
+    assert 1 <= len(view.tokens) <= MAX_T
+
+
+def test_bad_values_in_live_widget_show_message():
+    explorer = W.attention_explorer()
+    explorer.controls["sentence"].value = ""
+    assert "пустое" in explorer.message.value
+    explorer.controls["sentence"].value = " ".join(["а"] * 40)
+    assert "40 слов" in explorer.message.value
+    assert len(explorer.state.tokens) == MAX_T
+    explorer.controls["sentence"].value = "кот сел на коврик"
+    assert explorer.message.value == ""
+
+
+def test_same_word_same_vector_wherever_it_stands():
+    X = embed_words(["на", "кот", "на"], 6, seed=0)
+    assert np.array_equal(X[0], X[2]) and not np.array_equal(X[0], X[1])
+
+
+def test_explorer_weights_match_multi_head_attention():
+    """Картинка показывает ровно то, что считает MultiHeadAttention (с делением на √d_k)."""
+    nt.manual_seed(3)
+    mha = nt.MultiHeadAttention(d_model=12, num_heads=3, causal=True)
+    X = np.random.default_rng(1).normal(size=(7, 12))
+    mha(X[None])
+    weights, _, _ = attention_weights(mha, X, causal=True, scaled=True)
+    assert np.allclose(weights, mha.attn[0])
+
+
+def test_plugged_model_fixes_heads_and_uses_its_embedding():
+    nt.manual_seed(0)
+    mha = nt.MultiHeadAttention(d_model=6, num_heads=3)
+    calls = []
+
+    def embed(tokens):
+        calls.append(list(tokens))
+        return np.ones((len(tokens), 6)) * np.arange(len(tokens))[:, None]
+
+    explorer = W.attention_explorer(sentence="a b c d", model=mha, embed=embed)
+    assert explorer.controls["heads"].disabled and explorer.controls["heads"].value == 3
+    assert calls[-1] == ["a", "b", "c", "d"]
+    assert explorer.state.weights.shape == (3, 4, 4)
+
+
+def test_moving_seed_redraws_without_rebuilding_the_figure():
+    explorer = W.attention_explorer(heads=2)
+    before, redraws = explorer.image.value, explorer.live.full_redraws
+    explorer.controls["seed"].value = 7
+    assert explorer.image.value != before
+    assert explorer.live.full_redraws == redraws          # та же раскладка: только данные
+    explorer.controls["heads"].value = 3
+    assert explorer.live.full_redraws == redraws + 1      # другая раскладка: перерисовка целиком
+
+
+def test_static_fallback_picture_in_mimebundle():
+    bundle = W.attention_explorer()._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["image/png"].startswith("iVBORw0KGgo")   # base64 PNG
+
+
+def test_importing_core_does_not_import_widgets():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", "import course_lib, sys; print('ipywidgets' in sys.modules)"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+# ---- маленькие исследователи ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("tau", [0.1, 0.5, 1.0, 3.0, 10.0])
+def test_temperature_view_rows_sum_to_one(tau):
+    view = W.temperature_view(tau)
+    assert np.allclose(view.weights.sum(axis=1), 1)
+    LiveFigure(TemperaturePainter(), new_figure(4, 4)).render(view)
+
+
+def test_temperature_sharpens_and_flattens():
+    sharp, flat = W.temperature_view(0.1), W.temperature_view(10.0)
+    assert sharp.weights.max(axis=1).min() > 0.8
+    assert flat.weights.max(axis=1).max() < 0.3
+    assert "больше 0" in W.temperature_view(0).message
+
+
+def test_softmax_view_entropy_grows_with_temperature():
+    scores, labels = [2.0, 1.0, 0.0, -1.0], list("abcd")
+    entropies = [W.softmax_view(tau, scores, labels).entropy for tau in (0.1, 1.0, 10.0)]
+    assert entropies[0] < entropies[1] < entropies[2] <= 2.0
+    live = LiveFigure(SoftmaxPainter(), new_figure(6, 3))
+    for tau in (0.1, 1.0, 10.0):
+        live.render(W.softmax_view(tau, scores, labels))
+    with pytest.raises(ValueError, match="подписей|подпис"):
+        W.softmax_explorer([1.0, 2.0], ["один"])
+
+
+@pytest.mark.parametrize("d_k", [1, 4, 64, 512])
+def test_scaling_view_spread(d_k):
+    raw, scaled = W.scaling_view(d_k, scaled=False), W.scaling_view(d_k, scaled=True)
+    assert abs(raw.spread / np.sqrt(d_k) - 1) < 0.1            # без деления разброс ≈ √d_k
+    assert abs(scaled.spread - 1) < 0.1                          # с делением ≈ 1 при любом d_k
+    assert np.isclose(raw.weights.sum(), 1) and np.isclose(scaled.weights.sum(), 1)
+    live = LiveFigure(ScalingPainter(), new_figure(8, 3))
+    live.render(raw)
+    live.render(scaled)
+
+
+def test_scaling_saturates_without_sqrt():
+    assert W.scaling_view(512, scaled=False).weights.max() > 0.95
+    assert W.scaling_view(512, scaled=True).entropy > 1.0
+
+
+@pytest.mark.parametrize("shuffle", [0, 1, 2, 5])
+def test_permutation_moves_rows_and_columns_together(shuffle):
+    view = W.permutation_view("собака кусает человека и кота", shuffle, positional=False)
+    assert view.moved_together
+    assert np.allclose(view.permuted, view.weights[view.order][:, view.order])
+    if shuffle:
+        assert not np.array_equal(view.order, np.arange(len(view.tokens)))
+    live = LiveFigure(PermutationPainter(), new_figure(8, 4))
+    live.render(view)
+    assert [view.tokens[i] for i in view.order] == [t.get_text() for t in live.fig.axes[1].get_xticklabels()]
+
+
+def test_positional_encoding_breaks_the_permutation_symmetry():
+    view = W.permutation_view("собака кусает человека и кота", 1, positional=True)
+    assert not view.moved_together
+
+
+@pytest.mark.parametrize("T, causal, query", list(itertools.product([1, 3, 6], [False, True], [0, 2, 5])))
+def test_causal_view_hides_the_future(T, causal, query):
+    view = W.causal_view(T, causal, query)
+    assert np.allclose(view.weights.sum(axis=1), 1)
+    assert view.query == min(query, T - 1)
+    if causal:
+        assert np.all(np.triu(view.weights, k=1) == 0)
+        assert view.hidden == T * (T - 1) // 2
+    else:
+        assert view.hidden == 0
+    LiveFigure(CausalPainter(), new_figure(8, 4)).render(view)
