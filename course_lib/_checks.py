@@ -20,7 +20,7 @@ def check_float(x, name, finite=True):
 
 def check_mask(mask, scores_shape):
     """Маска «можно смотреть»: булева и растягивается (broadcast) до формы scores (..., T_q, T_k)."""
-    mask = np.asarray(mask)
+    mask = np.asarray(getattr(mask, "data", mask))          # Tensor-маска тоже годится
     if mask.dtype != bool:
         raise TypeError(
             f"маска должна быть булевой (True = можно смотреть), а пришёл dtype {mask.dtype}. "

@@ -7,6 +7,7 @@
 """
 
 import contextlib
+import numbers
 
 import numpy as np
 
@@ -163,7 +164,7 @@ class Tensor:
         return as_tensor(other, like=self) / self
 
     def __pow__(self, p):
-        if not isinstance(p, (int, float)):
+        if isinstance(p, bool) or not isinstance(p, numbers.Real):
             raise TypeError(f"степень должна быть числом (int или float), а пришёл {type(p).__name__}")
         out = self._child(self.data**p)
         out._backward = lambda g: (g * p * self.data ** (p - 1),)
