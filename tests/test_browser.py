@@ -130,13 +130,15 @@ def lab(tmp_path_factory):
                 shutil.copy2(pair, root / pair.name)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    with running_jupyterlab(root, base / "state", start_timeout=SERVER_START) as server:
-        print(f"\nJupyterLab на 127.0.0.1:{server.port} поднялся за {time.perf_counter() - started:.1f} с")
-        try:
-            yield server
-        finally:
-            shutil.copy2(server.log_path, ARTIFACTS / "jupyterlab.log")
-    _write_report()
+    try:
+        with running_jupyterlab(root, base / "state", start_timeout=SERVER_START) as server:
+            print(f"\nJupyterLab на 127.0.0.1:{server.port} поднялся за {time.perf_counter() - started:.1f} с")
+            try:
+                yield server
+            finally:
+                shutil.copy2(server.log_path, ARTIFACTS / "jupyterlab.log")
+    finally:
+        _write_report()
 
 
 @pytest.fixture(scope="module")
@@ -255,10 +257,10 @@ def _widget_errors(page):
     return [e for e in WIDGET_ERRORS if e.lower() in text.lower()]
 
 
-def _slider(page, label):
-    """Контейнер ползунка ipywidgets 8 (noUiSlider) с подписью ровно `label`."""
-    exact = page.locator("label.widget-label", has_text=re.compile(rf"^\s*{re.escape(label)}\s*$"))
-    return page.locator(".jp-Notebook .widget-slider", has=exact)
+def _slider(scope, label):
+    """Контейнер ползунка ipywidgets 8 (noUiSlider) с подписью ровно `label` внутри `scope`."""
+    exact = scope.page.locator("label.widget-label", has_text=re.compile(rf"^\s*{re.escape(label)}\s*$"))
+    return scope.locator(".widget-slider", has=exact)
 
 
 def _open_notebook(context, lab, name, log):
@@ -298,7 +300,7 @@ def _run_all(page, name, log):
 
 def _drive(page, name, drive, output, img):
     """Нажимает клавишу `drive.presses` раз; после каждого нажатия ждёт новую картинку и меряет задержку."""
-    handle = _slider(page, drive.slider).locator(".noUi-handle")
+    handle = _slider(output, drive.slider).locator(".noUi-handle")
     assert handle.count() == 1, f"{name}: ползунок «{drive.slider}» не найден (или их несколько: {handle.count()})"
     img_handle = img.element_handle()
     page.evaluate(JS_RECORDER, img_handle)
@@ -374,9 +376,13 @@ def test_sliders_redraw_picture(lab, browser, name):
             page.screenshot(path=str(ARTIFACTS / f"{stem}-opened.png"))
         _run_all(page, name, log)
 
-        label = _slider(page, NOTEBOOKS[name][0].slider)
-        output = page.locator(".jp-OutputArea-output").filter(has=label)
-        assert output.count() == 1, f"{name}: вывод с ползунком «{NOTEBOOKS[name][0].slider}» — {output.count()} шт."
+        first_slider = NOTEBOOKS[name][0].slider
+        output = page.locator(".jp-Notebook .jp-OutputArea-output").filter(has=_slider(page, first_slider))
+        try:   # виджет рисуется уже после того, как ядро ответило
+            output.first.wait_for(state="attached", timeout=NEW_PICTURE * 1000)
+        except PlaywrightError:
+            pass
+        assert output.count() == 1, f"{name}: вывод с ползунком «{first_slider}» — {output.count()} шт."
         img = output.locator("img.widget-image")
         assert img.count() == 1, f"{name}: в выводе виджета нет картинки <img class=widget-image>"
         img.scroll_into_view_if_needed()
