@@ -138,6 +138,12 @@ class ExplorerPainter:
         self.bar_title.set_text(f"куда смотрит «{view.tokens[view.query]}» (голова {view.head})")
 
 
+def _longest_T(sentence):
+    """Сколько токенов можно взять из предложения: все слова, но не больше MAX_T (пустое — как по умолчанию)."""
+    words = str(sentence).split() or DEFAULT_SENTENCE.split()
+    return min(len(words), MAX_T)
+
+
 def _row_frame(T):
     from matplotlib.patches import Rectangle
 
@@ -150,7 +156,8 @@ class AttentionExplorer(Explorer):
     def sync(self, change):
         c = self.controls
         if change["owner"] is c["sentence"]:
-            c["T"].value = max(1, min(len(change["new"].split()), MAX_T))
+            c["T"].max = _longest_T(change["new"])     # T берёт первые T слов: длиннее предложения не бывает
+            c["T"].value = c["T"].max
         if change["owner"] in (c["sentence"], c["T"]):
             c["query"].max = max(0, min(c["T"].value, len(c["sentence"].value.split()) or MAX_T) - 1)
         if change["owner"] is c["heads"]:
@@ -162,13 +169,13 @@ def attention_explorer(sentence=DEFAULT_SENTENCE, d_k=8, heads=2, causal=False, 
 
     model — любой MultiHeadAttention (например, обученный в уроке 07), embed(tokens) -> (T, d_model).
     """
-    T = max(1, min(len(sentence.split()), MAX_T))
+    T = _longest_T(sentence)
     if model is not None:
         d_k, heads = model.d_head, model.num_heads
     controls = {
         "sentence": widgets.Text(value=sentence, description="текст", continuous_update=False,
                                  layout=widgets.Layout(width="420px")),
-        "T": widgets.IntSlider(value=T, min=1, max=MAX_T, description="T"),
+        "T": widgets.IntSlider(value=T, min=1, max=T, description="T"),
         "d_k": widgets.IntSlider(value=d_k, min=1, max=64, description="d_k", disabled=model is not None),
         "heads": widgets.IntSlider(value=heads, min=1, max=8, description="голов", disabled=model is not None),
         "causal": widgets.Checkbox(value=causal, description="причинная маска"),
