@@ -4,7 +4,8 @@
 - тетрадка открывается в JupyterLab, «Run All» выполняет все ячейки без ошибок;
 - ядро — питон этого окружения (course_lib импортируется);
 - ползунок двигается с клавиатуры, и после каждого нажатия приходит новая картинка
-  (другой src у <img> и другие пиксели), без «Error displaying widget» / «Model not found»;
+  (другой src у <img> и другие пиксели), без «Error displaying widget» / «Model not found»
+  и без исключений в странице;
 - сколько проходит от нажатия клавиши до новой картинки (печатается, пишется в
   test-artifacts/browser/latency.txt вместе со снимками до и после).
 
@@ -16,7 +17,7 @@
 Без Chromium или playwright тест пропускается; с переменной окружения CI — падает.
 """
 
-import json
+import contextlib
 import os
 import pathlib
 import re
@@ -24,6 +25,7 @@ import shutil
 import statistics
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 
 import pytest
@@ -49,26 +51,30 @@ APP_LOAD = 90
 KERNEL_IDLE = 60
 RUN_ALL = 120
 NEW_PICTURE = 15
-SETTLE = 0.15               # после новой картинки: не пришла ли за тем же нажатием ещё одна
+SETTLE = 0.1                # после новой картинки: не пришла ли за тем же нажатием ещё одна
 
 
 @dataclass(frozen=True)
 class Drive:
-    """Сдвинуть ползунок с подписью `slider` клавишей `key` `presses` раз; после каждого нажатия — новая картинка."""
+    """Сдвинуть ползунок с подписью `slider` клавишей `key` `presses` раз; после каждого нажатия — новая картинка.
+
+    widget — какой по счёту виджет с картинкой в тетрадке (0 — первый сверху), если их несколько.
+    """
     slider: str
     key: str = "ArrowRight"
     presses: int = 1
+    widget: int = 0
 
 
 # Тетрадки с ползунками: имя -> что двигать. Уроки берутся из lessons/, остальные — из GENERATED.
+# Клавиши — как у noUiSlider: ArrowRight/ArrowLeft — шаг, PageUp/PageDown — пять шагов, Home/End — края.
 NOTEBOOKS = {
     "00_start_here.ipynb": [Drive("τ", "ArrowRight", 10), Drive("τ", "PageUp", 1)],
     "explorer.ipynb": [
-        # В предложении 9 слов и T = 9: вправо T «упирается» в длину предложения (картинка та же,
-        # меняется только пояснение), поэтому T двигаем влево — токенов становится меньше.
-        Drive("T", "ArrowLeft", 3),
+        # В предложении 9 слов, и T = 9 — уже край (T не длиннее предложения): T двигаем влево.
+        Drive("T", "ArrowLeft", 2),
         Drive("d_k", "ArrowRight", 3),
-        Drive("голов", "ArrowRight", 3),
+        Drive("голов", "ArrowRight", 2),
     ],
 }
 
@@ -82,17 +88,22 @@ GENERATED = {
 
 WIDGET_ERRORS = ("Error displaying widget", "Model not found")
 
-# Вызовы виджетов курса в уроках: такой урок должен быть в NOTEBOOKS.
+# Вызовы виджетов курса в уроках: такой урок стоит добавить в NOTEBOOKS.
 WIDGET_CALL = re.compile(r"\b(\w+_explorer|temperature_heatmap)\(")
 
 LATENCIES = {}              # "тетрадка / ползунок клавиша" -> [мс от keydown до загрузки новой картинки]
 CONSOLE = []                # ошибки консоли браузера и необработанные исключения страницы
+SCALES = {}                 # тетрадка -> во сколько раз <img> растянут в странице
 
 
 # ---------------------------------------------------------------- окружение: браузер и сервер
 
+def _in_ci():
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
 def _unavailable(reason):
-    if os.environ.get("CI"):
+    if _in_ci():
         pytest.fail(f"{reason} — в CI браузерный тест обязателен (.ci/run ставит chromium)")
     pytest.skip(reason)
 
@@ -124,11 +135,14 @@ def lab(tmp_path_factory):
             nb.cells = [nbformat.v4.new_code_cell(source) for source in GENERATED[name]]
             nbformat.write(nb, root / name)
         else:
+            assert (LESSONS / name).exists(), f"{name} из NOTEBOOKS нет ни в lessons/, ни в GENERATED"
             shutil.copy2(LESSONS / name, root / name)
             pair = (LESSONS / name).with_suffix(".py")
             if pair.exists():                       # пара jupytext, как у ученика
                 shutil.copy2(pair, root / pair.name)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in [*ARTIFACTS.glob("*.png"), *ARTIFACTS.glob("*.txt"), *ARTIFACTS.glob("*.log")]:
+        old.unlink()                                # снимки прошлого запуска не должны путать
     started = time.perf_counter()
     try:
         with running_jupyterlab(root, base / "state", start_timeout=SERVER_START) as server:
@@ -142,13 +156,15 @@ def lab(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser(lab):
+def lab_page(lab):
+    """Одна вкладка JupyterLab на все тетрадки: приложение грузится один раз, тетрадки открываются в нём."""
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS, timeout=60_000)
         try:
-            # Один контекст на все тетрадки: статика JupyterLab кэшируется, вторая загрузка быстрее.
-            context = chromium.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=1)
-            yield context
+            context = chromium.new_context(viewport={"width": 1400, "height": 1600}, device_scale_factor=1)
+            session = LabPage(context, lab)
+            yield session
+            session.discard()
             context.close()
         finally:
             chromium.close()
@@ -179,7 +195,11 @@ JS_STATUS = """(path) => {
             kernelName: kernel ? kernel.name : null, cells, busyPrompts: prompts.filter(p => p.includes('*')).length};
 }"""
 
-JS_KERNEL_EXEC = """async (code) => {
+# Промисы в странице ждём не дольше ms: page.evaluate сам по себе не ограничен по времени.
+JS_BOUNDED = "(promise, ms) => Promise.race([promise, new Promise((_, no) => setTimeout(() => no(new Error('timeout ' + ms + ' ms')), ms))])"
+
+JS_KERNEL_EXEC = """async ([code, ms]) => {
+    const bounded = %s;
     const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
     let out = '';
     const future = kernel.requestExecute({code, silent: false, store_history: false});
@@ -187,14 +207,14 @@ JS_KERNEL_EXEC = """async (code) => {
         if (msg.header.msg_type === 'stream') out += msg.content.text;
         if (msg.header.msg_type === 'error') out += 'ERROR ' + msg.content.ename + ': ' + msg.content.evalue;
     };
-    await future.done;
+    await bounded(future.done, ms);
     return out;
-}"""
+}""" % JS_BOUNDED
 
 # Отпечаток того, что сейчас нарисовано в <img>: src и SHA-256 пикселей (а не только адреса blob:).
 JS_PICTURE = """async (img) => {
     if (!img.src) return null;
-    try { await img.decode(); } catch (e) { return null; }
+    try { await (%s)(img.decode(), 5000); } catch (e) { return null; }
     const canvas = document.createElement('canvas');
     canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
     if (!canvas.width || !canvas.height) return null;
@@ -204,7 +224,7 @@ JS_PICTURE = """async (img) => {
     const digest = await crypto.subtle.digest('SHA-256', pixels);
     const hash = [...new Uint8Array(digest)].map(b => b.toString(16).padStart(2, '0')).join('');
     return {src: img.src, width: canvas.width, height: canvas.height, hash};
-}"""
+}""" % JS_BOUNDED
 
 # Время в странице: keydown (в фазе захвата, до noUiSlider) и load каждой новой картинки.
 JS_RECORDER = """(img) => {
@@ -257,31 +277,74 @@ def _widget_errors(page):
     return [e for e in WIDGET_ERRORS if e.lower() in text.lower()]
 
 
-def _slider(scope, label):
-    """Контейнер ползунка ipywidgets 8 (noUiSlider) с подписью ровно `label` внутри `scope`."""
-    exact = scope.page.locator("label.widget-label", has_text=re.compile(rf"^\s*{re.escape(label)}\s*$"))
-    return scope.locator(".widget-slider", has=exact)
+def _slider(page, label, scope=None):
+    """Контейнер ползунка ipywidgets 8 (noUiSlider) с подписью ровно `label` (внутри `scope`, если задан)."""
+    exact = page.locator("label.widget-label", has_text=re.compile(rf"^\s*{re.escape(label)}\s*$"))
+    return (scope or page).locator(".widget-slider", has=exact)
 
 
-def _open_notebook(context, lab, name, log):
-    page = context.new_page()
-    page.on("console", lambda msg: msg.type == "error" and CONSOLE.append(f"[{name}] console.error: {msg.text}"))
-    page.on("pageerror", lambda error: CONSOLE.append(f"[{name}] pageerror: {error}"))
-    page.set_default_timeout(30_000)
-    started = time.perf_counter()
-    # ?reset: чистая рабочая область, без вкладок, открытых предыдущей тетрадкой.
-    page.goto(lab.url(f"lab/tree/{name}") + "&reset", wait_until="domcontentloaded", timeout=APP_LOAD * 1000)
-    _wait(page, name, lambda s: s.get("stage") == "ready", "JupyterLab открыл тетрадку", APP_LOAD, log)
-    opened = time.perf_counter()
-    _wait(page, name, lambda s: s["ready"] and s["kernel"] == "idle", "ядро запустилось (idle)", KERNEL_IDLE, log)
-    print(f"  {name}: JupyterLab загрузился за {opened - started:.1f} с, ядро готово ещё через "
-          f"{time.perf_counter() - opened:.1f} с")
-    return page
+class LabPage:
+    """Вкладка браузера с JupyterLab. Первая тетрадка открывается по адресу /lab/tree/<имя>,
+    следующие — командой docmanager:open в том же приложении. После сбоя вкладка пересоздаётся."""
+
+    def __init__(self, context, lab):
+        self.context, self.lab, self.page, self.current = context, lab, None, "?"
+
+    def _new_page(self):
+        page = self.context.new_page()
+        page.on("console", lambda msg: msg.type == "error" and CONSOLE.append(f"[{self.current}] console.error: {msg.text}"))
+        page.on("pageerror", lambda error: CONSOLE.append(f"[{self.current}] pageerror: {error}"))
+        page.set_default_timeout(30_000)
+        return page
+
+    def open(self, name, log):
+        self.current = name
+        started = time.perf_counter()
+        if self.page is None:
+            self.page = self._new_page()
+            # ?reset: чистая рабочая область — без вкладок, сохранённых сервером раньше.
+            self.page.goto(self.lab.url(f"lab/tree/{name}") + "&reset", wait_until="domcontentloaded",
+                           timeout=APP_LOAD * 1000)
+            how = "JupyterLab загрузился"
+        else:
+            self.page.evaluate("(path) => { window.jupyterapp.commands.execute('docmanager:open', "
+                               "{path, factory: 'Notebook'}); }", name)
+            how = "тетрадка открылась"
+        _wait(self.page, name, lambda s: s.get("stage") == "ready", "JupyterLab открыл тетрадку", APP_LOAD, log)
+        opened = time.perf_counter()
+        _wait(self.page, name, lambda s: s["ready"] and s["kernel"] == "idle", "ядро запустилось (idle)",
+              KERNEL_IDLE, log)
+        print(f"  {name}: {how} за {opened - started:.1f} с, ядро готово ещё через {time.perf_counter() - opened:.1f} с")
+        return self.page
+
+    def close_notebook(self):
+        """Останавливает ядро тетрадки и закрывает её без вопроса «сохранить?» (тест ничего не сохраняет)."""
+        if self.page is None:
+            return
+        try:
+            self.page.evaluate("""async () => {
+                const panel = window.jupyterapp.shell.currentWidget;
+                if (!panel || !panel.sessionContext) return;
+                await (%s)(panel.sessionContext.shutdown(), 15000);
+                panel.context.model.dirty = false;
+                panel.dispose();
+            }""" % JS_BOUNDED)
+        except PlaywrightError:
+            self.discard()
+
+    def discard(self):
+        if self.page is not None:
+            try:
+                self.page.close()
+            except PlaywrightError:
+                pass
+            self.page = None
 
 
 def _check_kernel_python(page, name):
     """Ядро — питон того же окружения, что и тест (kernelspec python3 из .venv), и видит course_lib."""
-    out = page.evaluate(JS_KERNEL_EXEC, "import sys, course_lib; print(sys.prefix); print(course_lib.__file__)")
+    out = page.evaluate(JS_KERNEL_EXEC, ["import sys, course_lib; print(sys.prefix); print(course_lib.__file__)",
+                                         KERNEL_IDLE * 1000])
     lines = out.strip().splitlines()
     assert len(lines) == 2 and not out.startswith("ERROR"), f"{name}: ядро не импортирует course_lib: {out!r}"
     assert os.path.realpath(lines[0]) == os.path.realpath(sys.prefix), (
@@ -291,7 +354,9 @@ def _check_kernel_python(page, name):
 
 def _run_all(page, name, log):
     started = time.perf_counter()
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    # Промис команды не ждём: он разрешится, лишь когда выполнятся все ячейки, а ждать мы хотим с _wait
+    # (ограничение по времени, диалоги, ранний выход на первой ошибке).
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
     _wait(page, name, lambda s: s["kernel"] == "idle" and s["busyPrompts"] == 0
           and all(c["count"] is not None and c["state"] != "running" for c in s["cells"]),
           "все ячейки выполнены", RUN_ALL, log)
@@ -300,15 +365,17 @@ def _run_all(page, name, log):
 
 def _drive(page, name, drive, output, img):
     """Нажимает клавишу `drive.presses` раз; после каждого нажатия ждёт новую картинку и меряет задержку."""
-    handle = _slider(output, drive.slider).locator(".noUi-handle")
-    assert handle.count() == 1, f"{name}: ползунок «{drive.slider}» не найден (или их несколько: {handle.count()})"
+    slider = _slider(page, drive.slider, output)
+    assert slider.count() == 1, (
+        f"{name}: в виджете №{drive.widget} ползунков с подписью «{drive.slider}» {slider.count()}, а нужен один")
+    handle, readout = slider.locator(".noUi-handle"), slider.locator(".widget-readout")
     img_handle = img.element_handle()
     page.evaluate(JS_RECORDER, img_handle)
-    key_name = f"{name} / {drive.slider} {drive.key}"
+    key_name = f"{name} / {drive.slider} {drive.key}" + (f" (виджет {drive.widget})" if drive.widget else "")
     for press in range(1, drive.presses + 1):
         before = page.evaluate(JS_PICTURE, img_handle)
         assert before, f"{key_name}: картинка не загружена до нажатия"
-        value_before = handle.get_attribute("aria-valuenow")
+        value_before = readout.inner_text()
         loads_before = page.evaluate("(img) => img.__rec.loads.length", img_handle)
         started = time.perf_counter()
         handle.press(drive.key)
@@ -318,7 +385,7 @@ def _drive(page, name, drive, output, img):
         except PlaywrightError:
             raise AssertionError(
                 f"{key_name}, нажатие {press}: картинка не сменилась за {NEW_PICTURE} с "
-                f"(ползунок: {value_before} -> {handle.get_attribute('aria-valuenow')})") from None
+                f"(ползунок: {value_before} -> {readout.inner_text()})") from None
         seen = time.perf_counter() - started
         page.wait_for_timeout(SETTLE * 1000)
         rec = page.evaluate("(img) => ({keys: img.__rec.keys, loads: img.__rec.loads})", img_handle)
@@ -332,8 +399,17 @@ def _drive(page, name, drive, output, img):
         LATENCIES.setdefault(key_name, []).append(ms)
         if len(new_loads) > 1:
             print(f"    {key_name}, нажатие {press}: {len(new_loads)} картинки на одно нажатие")
-        print(f"    {key_name} #{press}: {value_before} -> {handle.get_attribute('aria-valuenow')}, "
+        print(f"    {key_name} #{press}: {value_before} -> {readout.inner_text()}, "
               f"картинка через {ms:.0f} мс (из Python {seen * 1000:.0f} мс), {after['width']}×{after['height']}")
+
+
+def _report_scale(page, name, img):
+    """Во сколько раз браузер растянул картинку относительно её настоящего размера (1.0 — пиксель в пиксель)."""
+    size = page.evaluate("(img) => [img.naturalWidth, img.naturalHeight, img.clientWidth, img.clientHeight]",
+                         img.element_handle())
+    scale = size[2] / size[0]
+    print(f"  {name}: картинка {size[0]}×{size[1]} показана как {size[2]}×{size[3]} (масштаб {scale:.2f})")
+    SCALES[name] = scale
 
 
 def _write_report():
@@ -346,8 +422,10 @@ def _write_report():
     if everything:
         lines.append(f"{'все нажатия':<44} {len(everything):>3} {statistics.median(everything):>7.0f} "
                      f"{'':>7} {max(everything):>7.0f}")
-    if CONSOLE:
-        lines += ["", "# Ошибки в консоли браузера"] + CONSOLE
+    if SCALES:
+        lines += ["", "# Масштаб картинки в странице (ширина на экране / ширина PNG)"]
+        lines += [f"{name:<44} {scale:.2f}" for name, scale in SCALES.items()]
+    lines += ["", "# Ошибки в консоли браузера"] + (CONSOLE or ["нет"])
     text = "\n".join(lines) + "\n"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "latency.txt").write_text(text, encoding="utf-8")
@@ -356,59 +434,67 @@ def _write_report():
 
 # ---------------------------------------------------------------- тесты
 
-def test_every_lesson_with_a_widget_is_driven():
-    """Урок с ползунками курса должен быть в NOTEBOOKS, иначе браузерный тест его не увидит."""
+def test_lessons_with_widgets_are_listed():
+    """Напоминание (предупреждение, не ошибка): урок с ползунками курса, которого нет в NOTEBOOKS,
+    браузерный тест не открывает. Каждая тетрадка — это ~10–30 с теста, поэтому список ведётся руками."""
     missing = [p.with_suffix(".ipynb").name for p in sorted(LESSONS.glob("[0-9][0-9]_*.py"))
                if WIDGET_CALL.search(p.read_text(encoding="utf-8")) and p.with_suffix(".ipynb").name not in NOTEBOOKS]
-    assert not missing, f"добавьте в NOTEBOOKS (tests/test_browser.py), какие ползунки двигать: {missing}"
+    if missing:
+        warnings.warn(f"уроки с ползунками, которые браузерный тест не двигает (см. NOTEBOOKS в "
+                      f"tests/test_browser.py): {', '.join(missing)}", UserWarning, stacklevel=1)
 
 
 @pytest.mark.parametrize("name", list(NOTEBOOKS))
-def test_sliders_redraw_picture(lab, browser, name):
+def test_sliders_redraw_picture(lab_page, name):
     log = []
     stem = pathlib.Path(name).stem
-    page = _open_notebook(browser, lab, name, log)
+    page = lab_page.open(name, log)
     try:
         _check_kernel_python(page, name)
         stale = _widget_errors(page)
         if stale:
-            print(f"  {name}: до Run All в сохранённом выводе видно {stale} (виджет из прошлого запуска)")
+            print(f"  {name}: до Run All в сохранённом выводе видно {stale}")
             page.screenshot(path=str(ARTIFACTS / f"{stem}-opened.png"))
         _run_all(page, name, log)
 
-        first_slider = NOTEBOOKS[name][0].slider
-        output = page.locator(".jp-Notebook .jp-OutputArea-output").filter(has=_slider(page, first_slider))
-        try:   # виджет рисуется уже после того, как ядро ответило
-            output.first.wait_for(state="attached", timeout=NEW_PICTURE * 1000)
+        drives = NOTEBOOKS[name]
+        outputs = page.locator(".jp-Notebook .jp-OutputArea-output").filter(has=page.locator("img.widget-image"))
+        try:   # виджеты рисуются уже после того, как ядро ответило
+            outputs.nth(max(d.widget for d in drives)).wait_for(state="attached", timeout=NEW_PICTURE * 1000)
         except PlaywrightError:
             pass
-        assert output.count() == 1, f"{name}: вывод с ползунком «{first_slider}» — {output.count()} шт."
-        img = output.locator("img.widget-image")
-        assert img.count() == 1, f"{name}: в выводе виджета нет картинки <img class=widget-image>"
-        img.scroll_into_view_if_needed()
-        page.wait_for_function("(img) => img.src && img.complete && img.naturalWidth > 0",
-                               arg=img.element_handle(), timeout=NEW_PICTURE * 1000)
-        output.screenshot(path=str(ARTIFACTS / f"{stem}-before.png"))
-        first = page.evaluate(JS_PICTURE, img.element_handle())
+        assert outputs.count() > max(d.widget for d in drives), (
+            f"{name}: виджетов с картинкой {outputs.count()}, а в NOTEBOOKS нужен №{max(d.widget for d in drives)}")
+        pictures = {}
+        for widget in sorted({d.widget for d in drives}):
+            output, img = outputs.nth(widget), outputs.nth(widget).locator("img.widget-image")
+            img.scroll_into_view_if_needed()
+            page.wait_for_function("(img) => img.src && img.complete && img.naturalWidth > 0",
+                                   arg=img.element_handle(), timeout=NEW_PICTURE * 1000)
+            output.screenshot(path=str(ARTIFACTS / f"{stem}-w{widget}-before.png"))
+            pictures[widget] = page.evaluate(JS_PICTURE, img.element_handle())["hash"]
+            _report_scale(page, f"{name} / виджет {widget}", img)
 
-        for drive in NOTEBOOKS[name]:
-            _drive(page, name, drive, output, img)
+        for drive in drives:
+            output = outputs.nth(drive.widget)
+            _drive(page, name, drive, output, output.locator("img.widget-image"))
 
-        output.screenshot(path=str(ARTIFACTS / f"{stem}-after.png"))
-        last = page.evaluate(JS_PICTURE, img.element_handle())
-        assert last["hash"] != first["hash"]
+        for widget, first in pictures.items():
+            output = outputs.nth(widget)
+            output.screenshot(path=str(ARTIFACTS / f"{stem}-w{widget}-after.png"))
+            last = page.evaluate(JS_PICTURE, output.locator("img.widget-image").element_handle())
+            assert last and last["hash"] != first, f"{name}: картинка виджета №{widget} в итоге та же, что до нажатий"
         errors = _widget_errors(page)
         assert not errors, f"{name}: на странице {errors}"
-        page_errors = [e for e in CONSOLE if e.startswith(f"[{name}] pageerror")]
-        assert not page_errors, f"{name}: исключения в странице:\n" + "\n".join(page_errors)
+        # Исключения страницы и ошибки консоли про виджеты — провал; прочие ошибки JupyterLab только в отчёте.
+        page_errors = [e for e in CONSOLE if e.startswith(f"[{name}] ")
+                       and (" pageerror: " in e or "widget" in e.lower())]
+        assert not page_errors, f"{name}: ошибки в браузере:\n" + "\n".join(page_errors)
         if log:
             print(f"  {name}: " + "; ".join(log))
     except BaseException:
-        page.screenshot(path=str(ARTIFACTS / f"{stem}-failure.png"), full_page=True)
+        with contextlib.suppress(PlaywrightError):
+            page.screenshot(path=str(ARTIFACTS / f"{stem}-failure.png"), full_page=True)
+        lab_page.discard()          # следующая тетрадка — в свежей вкладке
         raise
-    finally:
-        try:   # ядро этой тетрадки больше не нужно: не отнимаем процессор у следующей
-            page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
-        except PlaywrightError:
-            pass
-        page.close()
+    lab_page.close_notebook()       # ядро этой тетрадки больше не нужно: не отнимаем процессор у следующей

@@ -14,6 +14,7 @@ import jupytext
 from nbclient import NotebookClient
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def build(py_path):
@@ -27,6 +28,11 @@ def build(py_path):
         store_widget_state=False,           # статичную картинку виджет кладёт в вывод сам (image/png)
         resources={"metadata": {"path": str(py_path.parent)}},
     ).execute()
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            # Живой виджет после перезапуска ядра не найти («model not found»); в файле остаётся
+            # его картинка (image/png) — её видно и на GitHub, и в JupyterLab до «Run All».
+            output.get("data", {}).pop(WIDGET_VIEW, None)
     jupytext.write(notebook, py_path.with_suffix(".ipynb"))
     print(f"{py_path.relative_to(ROOT)} -> .ipynb за {time.perf_counter() - started:.1f} с")
 

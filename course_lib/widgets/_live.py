@@ -14,7 +14,9 @@
 """
 
 import base64
+import copy
 import io
+from collections import OrderedDict
 
 import ipywidgets as widgets
 import numpy as np
@@ -22,44 +24,59 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
-DPI = 80
+DPI = 90
 
 
-def new_figure(width, height):
+def new_figure(width, height, layout="constrained"):
     """Фигура вне pyplot: Jupyter не покажет её сам, её показывает только виджет."""
-    fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    fig = Figure(figsize=(width, height), dpi=DPI, layout=layout)
     FigureCanvasAgg(fig)
     return fig
 
 
 class LiveFigure:
-    """Фигура, которая перерисовывается целиком только при смене раскладки."""
+    """Фигура, которая перерисовывается целиком только при смене раскладки.
 
-    def __init__(self, painter, fig):
+    Уже виденные раскладки (например, T = 8 после T = 9) не строятся заново: для каждой
+    хранится своя фигура с готовым фоном, до `cache_size` последних.
+    """
+
+    def __init__(self, painter, fig, cache_size=8):
         self.painter, self.fig = painter, fig
-        self._key = object()           # ни с чем не совпадает: первый кадр рисуется целиком
-        self._background = None
+        self._template = (painter, fig.get_size_inches().copy(), fig.get_layout_engine() is not None)
+        self._cache = OrderedDict()      # раскладка -> (художник, фигура, фон)
+        self.cache_size = cache_size
         self.full_redraws = 0
         self.encode = encode_png
 
     def render(self, view):
         """Рисует вид и возвращает кадр (H, W, 4) uint8."""
-        key = self.painter.layout_key(view)
-        if key != self._key:
-            self.fig.clear()
+        key = self._template[0].layout_key(view)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            self.painter, self.fig, background = self._cache[key]
+            self.fig.canvas.restore_region(background)
+        else:
+            self.painter, self.fig = self._fresh()
             self.painter.build(self.fig, view)
             for artist in self.painter.dynamic:
                 artist.set_animated(True)            # в фон не попадают, рисуем их поверх
             self.fig.canvas.draw()
-            self._background = self.fig.canvas.copy_from_bbox(self.fig.bbox)
-            self._key = key
+            self._cache[key] = (self.painter, self.fig, self.fig.canvas.copy_from_bbox(self.fig.bbox))
+            if len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
             self.full_redraws += 1
-        else:
-            self.fig.canvas.restore_region(self._background)
         self.painter.refresh(view)
         for artist in self.painter.dynamic:
             self.fig.draw_artist(artist)
         return np.asarray(self.fig.canvas.buffer_rgba())
+
+    def _fresh(self):
+        """Первый раз — фигура и художник, которых нам дали; дальше — их чистые копии."""
+        painter, size, constrained = self._template
+        if not self._cache and not self.fig.axes:
+            return painter, self.fig
+        return copy.copy(painter), new_figure(*size, layout="constrained" if constrained else None)
 
     def picture(self, view):
         """Кадр, готовый для виджета Image (по умолчанию PNG)."""
@@ -82,7 +99,7 @@ class Explorer(widgets.VBox):
     def __init__(self, controls, view, painter, fig):
         self.controls, self.view = controls, view
         self.live = LiveFigure(painter, fig)
-        self.image = widgets.Image(format="png")
+        self.image = widgets.Image(format="png", layout=widgets.Layout(align_self="flex-start"))  # 1:1, не растягивать
         self.message = widgets.HTML()
         rows = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
         super().__init__([rows, self.message, self.image])

@@ -54,7 +54,7 @@ def causal_explorer(T=6, causal=True):
     from course_lib.widgets._live import Explorer, new_figure
 
     controls = {
-        "T": widgets.IntSlider(value=T, min=1, max=len(SENTENCE.split()), description="T"),
+        "T": widgets.IntSlider(value=T, min=1, max=len(SENTENCE.split()), description="T", continuous_update=False),
         "causal": widgets.Checkbox(value=causal, description="причинная маска"),
         "query": widgets.IntSlider(value=T - 1, min=0, max=len(SENTENCE.split()) - 1, description="запрос №"),
     }

@@ -175,9 +175,11 @@ def attention_explorer(sentence=DEFAULT_SENTENCE, d_k=8, heads=2, causal=False, 
     controls = {
         "sentence": widgets.Text(value=sentence, description="текст", continuous_update=False,
                                  layout=widgets.Layout(width="420px")),
-        "T": widgets.IntSlider(value=T, min=1, max=T, description="T"),
+        # T и число голов меняют раскладку (фигура строится заново): кадр — когда ползунок отпустили
+        "T": widgets.IntSlider(value=T, min=1, max=T, description="T", continuous_update=False),
         "d_k": widgets.IntSlider(value=d_k, min=1, max=64, description="d_k", disabled=model is not None),
-        "heads": widgets.IntSlider(value=heads, min=1, max=8, description="голов", disabled=model is not None),
+        "heads": widgets.IntSlider(value=heads, min=1, max=8, description="голов", disabled=model is not None,
+                                   continuous_update=False),
         "causal": widgets.Checkbox(value=causal, description="причинная маска"),
         "scaled": widgets.Checkbox(value=True, description="делить на √d_k"),
         "seed": widgets.IntSlider(value=seed, min=0, max=99, description="зерно", disabled=model is not None),

@@ -63,7 +63,7 @@ def permutation_explorer(sentence="собака кусает человека", 
     """Номер перемешивания (0 — исходный порядок) и позиционные кодировки вкл/выкл."""
     controls = {
         "sentence": widgets.Text(value=sentence, description="текст", continuous_update=False),
-        "shuffle": widgets.IntSlider(value=1, min=0, max=20, description="перемешать"),
+        "shuffle": widgets.IntSlider(value=1, min=0, max=20, description="перемешать", continuous_update=False),
         "positional": widgets.Checkbox(value=positional, description="позиционные кодировки"),
     }
     return Explorer(controls, permutation_view, PermutationPainter(), new_figure(9, 4.4))
