@@ -1,0 +1,474 @@
+# ---
+# jupyter:
+#   jupytext:
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Урок 03. Self-attention
+#
+# В прошлом уроке запросы шли от одной последовательности (слова перевода), а ключи и
+# значения — от другой (слова оригинала). В **самовнимании** (self-attention) всё берётся
+# из одной последовательности: каждый токен одновременно
+#
+# - задаёт вопрос — свой запрос $q_i$: «какая информация мне нужна?»;
+# - предлагает себя — свой ключ $k_i$: «вот что у меня есть»;
+# - отдаёт содержимое — своё значение $v_i$: «вот что я передам тому, кто на меня посмотрит».
+#
+# **В этом уроке:**
+# - пять шагов self-attention на фразе «Your journey starts with one step» — с формами массивов;
+# - зачем три разные матрицы $W_Q, W_K, W_V$, а не просто $\text{softmax}(XX^\top)X$;
+# - зачем делить на $\sqrt{d_k}$ — измерим;
+# - как один шаг внимания сдвигает «банк» к «реке» в одном предложении и к «деньгам» в другом;
+# - сколько это стоит: матрица $T \times T$;
+# - два упражнения: scaled dot-product attention и слой самовнимания.
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import course_lib as nt
+from course_lib import vis
+
+# %% [markdown]
+# ## Пять шагов на одной фразе
+#
+# Возьмём пример из книги Себастьяна Рашки «Build a Large Language Model (From Scratch)»:
+# фраза «Your journey starts with one step», шесть токенов, у каждого эмбеддинг из трёх чисел.
+# Это матрица $X$ формы $(T, d_\text{model}) = (6, 3)$: строка — токен.
+
+# %%
+tokens = ["Your", "journey", "starts", "with", "one", "step"]
+X = np.array([[0.43, 0.15, 0.89],    # Your
+              [0.55, 0.87, 0.66],    # journey
+              [0.57, 0.85, 0.64],    # starts
+              [0.22, 0.58, 0.33],    # with
+              [0.77, 0.25, 0.10],    # one
+              [0.05, 0.80, 0.55]])   # step
+T, d_model = X.shape
+print("X:", X.shape, "= (T, d_model)")
+
+# %% [markdown]
+# **Шаг 1. Запросы, ключи, значения.** Три матрицы $W_Q, W_K, W_V$ формы $(d_\text{model}, d_k)$
+# превращают каждый эмбеддинг в три вектора: $Q = XW_Q$, $K = XW_K$, $V = XW_V$.
+# В обученной модели эти матрицы подобраны градиентным спуском; у нас пока случайные
+# (как в книге, $d_k = 2$ и числа от 0 до 1, но из нашего генератора — поэтому другие).
+
+# %%
+d_k = 2
+rng = np.random.default_rng(123)
+W_q, W_k, W_v = (rng.uniform(size=(d_model, d_k)) for _ in range(3))   # каждая (3, 2)
+Q, K, V = X @ W_q, X @ W_k, X @ W_v                                    # (6, 3) @ (3, 2) -> (6, 2)
+print("W_q:", W_q.shape, " Q:", Q.shape, " K:", K.shape, " V:", V.shape)
+
+# %% [markdown]
+# **Шаг 2. Оценки.** Для каждой пары $(i, j)$ — скалярное произведение $q_i \cdot k_j$:
+# насколько вопрос $i$-го токена совпадает с предложением $j$-го. Все пары разом — одно
+# умножение матриц $QK^\top$.
+
+# %%
+scores = Q @ K.T                                   # (6, 2) @ (2, 6) -> (6, 6)
+print("scores:", scores.shape, "= (T, T)")
+print("оценки запроса «journey»:", np.round(scores[1], 3))
+print("q_journey · k_step =", round(float(Q[1] @ K[5]), 3), "— это scores[1, 5]")
+
+# %% [markdown]
+# **Шаг 3. Масштаб.** Делим оценки на $\sqrt{d_k}$ — зачем, разберём ниже.
+#
+# **Шаг 4. Веса.** Softmax по каждой строке: строка $i$ — как токен $i$ распределяет
+# внимание по всем токенам, в сумме 1.
+
+# %%
+scaled = scores / np.sqrt(d_k)                     # (6, 6)
+weights = nt.softmax(scaled, axis=-1)              # (6, 6), softmax по строкам
+print("weights:", weights.shape, " строки в сумме 1:", np.allclose(weights.sum(axis=1), 1))
+print("веса запроса «journey»:", np.round(weights[1], 3))
+
+# %% [markdown]
+# **Шаг 5. Контекстные векторы.** Для каждого токена — взвешенная сумма значений:
+# $z_i = \sum_j w_{ij} v_j$. Все токены разом — снова одно умножение.
+
+# %%
+context = weights @ V                              # (6, 6) @ (6, 2) -> (6, 2)
+print("context:", context.shape, "= (T, d_k)")
+print("z_journey =", np.round(context[1], 3))
+print("== Σ_j w_journey,j · v_j:", np.allclose(context[1], sum(weights[1, j] * V[j] for j in range(T))))
+
+# %% [markdown]
+# Вот и всё самовнимание: $\text{softmax}\!\left(QK^\top / \sqrt{d_k}\right)V$. Библиотечная
+# функция `nt.scaled_dot_product_attention` делает ровно эти шаги 2–5:
+
+# %%
+lib_context, lib_weights = nt.scaled_dot_product_attention(Q, K, V)
+print("совпадает с библиотекой:", np.allclose(lib_context, context) and np.allclose(lib_weights, weights))
+vis.heatmap(weights, tokens, tokens, title="Веса самовнимания (случайные W_Q, W_K, W_V)")
+plt.show()
+
+# %% [markdown]
+# Матрицы случайные, поэтому и веса бессмысленные — почти ровные. В обученной модели
+# $W_Q, W_K, W_V$ подбираются так, чтобы каждый токен смотрел туда, откуда ему полезно
+# взять информацию.
+#
+# ## Зачем три разные матрицы
+#
+# Почему бы не сравнивать сами эмбеддинги: $\text{softmax}(XX^\top)X$? Посмотрим, что получится.
+# Во-первых, оценки $XX^\top$ **симметричны**: «journey» оценивает «step» ровно так же,
+# как «step» — «journey».
+
+# %%
+plain_scores = X @ X.T                             # (6, 6)
+print("XXᵀ симметрична:", np.allclose(plain_scores, plain_scores.T))
+plain_weights = nt.softmax(plain_scores)
+print("веса softmax(XXᵀ) симметричны:", np.allclose(plain_weights, plain_weights.T),
+      "— каждая строка нормируется отдельно, но оценки одни на двоих")
+
+# %% [markdown]
+# Во-вторых, токен склонен смотреть **на себя**: $x \cdot x = |x|^2$, а $x \cdot y = |x||y|\cos\theta$.
+# Сам с собой токен выигрывает, если он не короче соседей. Для векторов Рашки это выполняется
+# только у двух токенов из шести: остальные больше всего смотрят на длинные «journey» и «starts».
+
+# %%
+own = plain_scores.argmax(axis=1) == np.arange(T)
+for token, is_own, target, length in zip(tokens, own, plain_scores.argmax(axis=1), np.linalg.norm(X, axis=1)):
+    print(f"{token:>8} (|x| = {length:.2f}) больше всего смотрит на {tokens[target]:<8}{'← на себя' if is_own else ''}")
+print(f"на себя смотрят {own.sum()} из {T}")
+
+# %% [markdown]
+# Если векторы одной длины (нормированы), неравенство Коши–Буняковского $x \cdot y \le |x||y| = x \cdot x$
+# гарантирует: сам с собой каждый токен совпадает лучше всего. У трёхмерных векторов Рашки
+# все координаты положительны, косинусы между ними близки, поэтому перевес небольшой.
+# А в большой размерности случайные векторы почти перпендикулярны, и токен смотрит
+# почти только на себя — выход $\text{softmax}(XX^\top)X$ просто повторяет вход:
+
+# %%
+X_unit = X / np.linalg.norm(X, axis=1, keepdims=True)       # (6, 3), строки длины 1
+w_unit = nt.softmax(X_unit @ X_unit.T)
+print(f"нормированные векторы Рашки: на себя смотрят {(w_unit.argmax(axis=1) == np.arange(T)).sum()} из {T},"
+      f" вес на себя {w_unit.diagonal().min():.2f}…{w_unit.diagonal().max():.2f}")
+
+X_big = np.random.default_rng(0).normal(size=(T, 64))       # (6, 64): случайные эмбеддинги
+w_big = nt.softmax(X_big @ X_big.T)
+print(f"случайные, d_model = 64: на себя смотрят {(w_big.argmax(axis=1) == np.arange(T)).sum()} из {T},"
+      f" наименьший вес на себя {w_big.diagonal().min():.4f}")
+print("softmax(XXᵀ)X ≈ X:", np.allclose(w_big @ X_big, X_big, atol=1e-3))
+
+# %% [markdown]
+# А нужно другое: глаголу полезно найти подлежащее, прилагательному — существительное.
+# «Что я ищу» и «что я предлагаю» — разные вещи. Разные $W_Q \ne W_K$ ломают и симметрию,
+# и тягу к себе. Проверим на 200 случайных «предложениях» по 6 токенов ($d_\text{model} = 64$):
+
+# %%
+rng = np.random.default_rng(1)
+symmetric, looks_at_self = 0, 0
+for _ in range(200):
+    X_r = rng.normal(size=(T, 64))                                     # (6, 64)
+    W_q_r, W_k_r = rng.normal(size=(2, 64, 64)) / 8                    # две разные (64, 64); / √64
+    s = (X_r @ W_q_r) @ (X_r @ W_k_r).T                                # (6, 6)
+    symmetric += np.allclose(s, s.T)
+    looks_at_self += (s.argmax(axis=1) == np.arange(T)).sum()
+print(f"симметричных матриц оценок: {symmetric} из 200")
+print(f"строк, где максимум на диагонали: {looks_at_self / (200 * T):.0%} (случайно было бы 1/6 ≈ 17%)")
+
+# %% [markdown]
+# Тяга к себе исчезла: токен смотрит на себя не чаще, чем на любого другого. Теперь обучение
+# может само решить, кто на кого смотрит. А $W_V$ отдельно решает, **что** передать: ключ
+# отвечает «найди меня», значение — «вот что возьми».
+#
+# ## Зачем делить на $\sqrt{d_k}$
+#
+# Если компоненты $q$ и $k$ — независимые числа со средним 0 и дисперсией 1, то
+# $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$ — сумма $d_k$ слагаемых с дисперсией 1 каждое.
+# Дисперсии складываются: $\operatorname{Var}(q \cdot k) = d_k$, разброс (стандартное
+# отклонение) — $\sqrt{d_k}$. Измерим:
+
+# %%
+rng = np.random.default_rng(0)
+print(" d_k   разброс q·k    √d_k   разброс q·k / √d_k")
+for d in [4, 16, 64, 256, 1024]:
+    q, k = rng.normal(size=(2000, d)), rng.normal(size=(2000, d))     # 2000 пар (q, k)
+    dots = (q * k).sum(axis=1)                                        # (2000,)
+    print(f"{d:>4} {dots.std():>12.2f} {np.sqrt(d):>7.2f} {(dots / np.sqrt(d)).std():>14.3f}")
+    assert abs((dots / np.sqrt(d)).std() - 1) < 0.1
+
+# %% [markdown]
+# Чем больше разброс оценок, тем острее softmax: при $d_k = 512$ оценки разбросаны на десятки,
+# и весь вес уходит к одному ключу — softmax **насыщается**. Это плохо не только потому, что
+# токен перестаёт смешивать: у насыщенного softmax почти нулевой градиент
+# (его якобиан $\operatorname{diag}(w) - ww^\top$ почти нулевой, когда $w$ — почти one-hot),
+# и обучение застревает. Деление на $\sqrt{d_k}$ возвращает разброс к 1 при любом $d_k$.
+# Измерим на 1000 случайных запросах с 8 ключами:
+
+# %%
+rng = np.random.default_rng(0)
+print(" d_k   деление   max вес   энтропия, бит   |якобиан softmax|")
+for d in [4, 64, 512]:
+    q, keys = rng.normal(size=(1000, d)), rng.normal(size=(1000, 8, d))
+    s = np.einsum("nkd,nd->nk", keys, q)                              # (1000, 8) оценки
+    for divide in [False, True]:
+        w = nt.softmax(s / np.sqrt(d) if divide else s)               # (1000, 8)
+        entropy = -(w * np.log2(np.where(w > 0, w, 1))).sum(axis=1).mean()
+        jacobian = w[:, :, None] * np.eye(8) - w[:, :, None] * w[:, None, :]   # (1000, 8, 8)
+        grad = np.linalg.norm(jacobian, axis=(1, 2)).mean()
+        print(f"{d:>4} {'√d_k' if divide else 'нет':>9} {w.max(axis=1).mean():>9.2f} {entropy:>15.2f} {grad:>19.3f}")
+
+# %% [markdown]
+# Без деления с ростом $d_k$ самый большой вес стремится к 1, энтропия — к 0 (максимум для
+# 8 ключей — 3 бита), градиент тает. С делением на $\sqrt{d_k}$ все три числа не зависят от $d_k$.
+#
+# **Поиграйте:** двигайте $d_k$ с выключенной галочкой — гистограмма оценок расползается,
+# столбики весов «впиваются» в один ключ. Включите деление на $\sqrt{d_k}$ — разброс
+# возвращается к 1, веса снова смешивают.
+
+# %% tags=["nbval-ignore-output"]
+from course_lib.widgets.scaling import scaling_explorer
+
+scaling_explorer(d_k=64, scaled=False)
+
+# %% [markdown]
+# ## Контекстные векторы: «банк» у реки и «банк» с деньгами
+#
+# В уроке 01 у слова «банк» был один статический вектор на все смыслы. Возьмём те же
+# эмбеддинги и сделаем **один** шаг самовнимания без обученных матриц — честно, как есть:
+# $Q = K = V = X$, где строки $X$ — статические векторы слов предложения.
+
+# %%
+from course_lib.embeddings import load_corpus, train_static_embeddings
+
+emb = train_static_embeddings(load_corpus("ru"))
+river = "лодка села на песчаный банк посреди реки".split()
+money = "я положил деньги в банк под процент".split()
+print(emb, " cos(банк, река) =", round(emb.cosine("банк", "река"), 3),
+      " cos(банк, деньги) =", round(emb.cosine("банк", "деньги"), 3))
+
+
+def sentence_matrix(words):
+    """Слова, которые есть в словаре (служебные эмбеддинги не получили), и их векторы (T, dim)."""
+    known = [w for w in words if w in emb]
+    return known, np.stack([emb.vector(w) for w in known])
+
+
+# %% [markdown]
+# Первая попытка — сырые векторы. Они длинные, оценки $x \cdot x$ — десятки, и срабатывают
+# сразу обе беды из разделов выше: softmax насыщается, а лучше всех «банк» совпадает сам с собой.
+
+# %%
+words, X_river = sentence_matrix(river)
+_, raw_weights = nt.scaled_dot_product_attention(X_river, X_river, X_river)
+bank = words.index("банк")
+print("длины векторов:", ", ".join(f"{w} {np.linalg.norm(x):.1f}" for w, x in zip(words, X_river)))
+print(f"оценка «банк»·«банк» / √d_k = {X_river[bank] @ X_river[bank] / np.sqrt(emb.dim):.1f};"
+      f" «банк» смотрит на себя с весом {raw_weights[bank, bank]:.2f}")
+
+# %% [markdown]
+# Почти весь вес — на себя, и вектор почти не сдвинется. Сделаем все векторы длины 1: тогда
+# оценка — косинус, и по длине никто не выигрывает. Один шаг внимания, и сравним косинусы
+# «банка» с «рекой» и с «деньгами» до и после — в двух предложениях.
+
+# %%
+def attention_step(words):
+    """Один шаг self-attention на нормированных статических векторах: Q = K = V = X / |X|."""
+    known, X_s = sentence_matrix(words)
+    X_s = X_s / np.linalg.norm(X_s, axis=1, keepdims=True)     # (T, dim), строки длины 1
+    context, weights = nt.scaled_dot_product_attention(X_s, X_s, X_s)
+    return known, context, weights
+
+
+after = {}
+for name, words in [("река", river), ("деньги", money)]:
+    known, contextual, step_weights = attention_step(words)
+    bank = known.index("банк")
+    after[name] = contextual[bank]
+    print(" ".join(words))
+    print("   веса «банка»:", ", ".join(f"{w} {x:.2f}" for w, x in zip(known, step_weights[bank])))
+    for target in ["река", "деньги"]:
+        print(f"   cos(банк, {target:<6}): {emb.cosine('банк', target):.3f} -> {emb.cosine(after[name], target):.3f}")
+
+# %% [markdown]
+# Веса почти ровные (косинусы лежат между −1 и 1, а функция ещё и делит их на $\sqrt{d_k}$),
+# так что этот шаг — почти среднее по предложению. Но и его хватает: у реки «банк»
+# приблизился к «реке» и отдалился от «денег», а в предложении про вклад — наоборот.
+# Было одно слово с одним вектором, стало два разных вектора:
+
+# %%
+river_shift = emb.cosine(after["река"], "река") - emb.cosine("банк", "река")
+money_shift = emb.cosine(after["деньги"], "деньги") - emb.cosine("банк", "деньги")
+print(f"у реки: cos(банк, река) вырос на {river_shift:+.3f};  с вкладом: cos(банк, деньги) вырос на {money_shift:+.3f}")
+print(f"косинус между двумя «банками» после шага: {emb.cosine(after['река'], after['деньги']):.3f} (до шага — 1)")
+assert river_shift > 0 and money_shift > 0
+assert emb.cosine(after["река"], "деньги") < emb.cosine("банк", "деньги")
+assert emb.cosine(after["деньги"], "река") < emb.cosine("банк", "река")
+
+# %% [markdown]
+# Здесь нет ни одного обученного параметра — только скалярные произведения и softmax.
+# Обученные $W_Q, W_K, W_V$ делают то же самое прицельно: «банк» ищет именно те слова,
+# которые различают его смыслы, а не усредняет всё подряд.
+#
+# ## Цена: матрица $T \times T$
+#
+# Каждый токен сравнивается с каждым, поэтому весов $T^2$. Память под матрицу весов
+# (float64, 8 байт на число) — ровно $8T^2$ байт. Проверим и подгоним прямую в логарифмах:
+# наклон и есть показатель степени.
+
+# %%
+lengths = [64, 128, 256, 512, 1024, 2048]
+rng = np.random.default_rng(0)
+memory = []
+for length in lengths:
+    x = rng.normal(size=(length, 64))                                  # (T, d_k = 64)
+    _, w = nt.scaled_dot_product_attention(x, x, x)                    # w: (T, T)
+    assert w.nbytes == 8 * length**2
+    memory.append(w.nbytes)
+    print(f"T = {length:>4}: матрица весов {w.shape}, {w.nbytes / 2**20:7.2f} МиБ")
+memory_slope = np.polyfit(np.log(lengths), np.log(memory), 1)[0]
+print(f"наклон log(память) от log(T): {memory_slope:.3f}")
+print(f"а при T = 100 000 было бы {8 * 100_000**2 / 1e9:.0f} ГБ на одну матрицу весов")
+assert np.isclose(memory_slope, 2)
+
+# %% [markdown]
+# Время тоже растёт примерно как $T^2$: два умножения $(T, d_k) \times (d_k, T)$ и
+# $(T, T) \times (T, d_v)$ плюс softmax по $T^2$ числам. Но время — шумное число: оно зависит
+# от машины и от того, чем она сейчас занята, поэтому вывод этой ячейки при проверке не
+# сравнивается. При малых $T$ время съедают накладные расходы, так что прямую подгоняем по
+# $T \ge 256$. На свободной машине наклон выходит около 2; если у вас он далёк от 2 — скорее
+# всего, процессор занят чем-то ещё, и потоки умножения матриц ждут своей очереди.
+# Память от этого не зависит: она растёт ровно как $T^2$.
+
+# %% tags=["nbval-ignore-output"]
+seconds = []
+for length in lengths:
+    x = rng.normal(size=(length, 64))                                  # (T, d_k = 64)
+    runs = []
+    for _ in range(3):
+        start = time.perf_counter()
+        nt.scaled_dot_product_attention(x, x, x)
+        runs.append(time.perf_counter() - start)
+    seconds.append(min(runs))                                         # лучший из трёх: меньше шума
+time_slope = np.polyfit(np.log(lengths[2:]), np.log(seconds[2:]), 1)[0]
+print("время, мс:", ", ".join(f"T={length}: {s * 1e3:.1f}" for length, s in zip(lengths, seconds)))
+print(f"наклон log(время) от log(T) при T ≥ 256: {time_slope:.2f}")
+
+# %% [markdown]
+# Обе величины на одном графике в логарифмическом масштабе; пунктир — рост ровно как $T^2$.
+
+# %%
+fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
+ax.loglog(lengths, np.array(memory) / 2**20, "o-", label=f"память весов, МиБ (наклон {memory_slope:.2f})")
+ax.loglog(lengths, np.array(seconds) * 1e3, "s-", label=f"время, мс (наклон {time_slope:.2f})")
+ax.loglog(lengths, seconds[-1] * 1e3 * (np.array(lengths) / lengths[-1]) ** 2, "k--", lw=0.8,
+          label="∝ T² — для сравнения")
+ax.set_xlabel("длина последовательности T")
+ax.set_ylabel("МиБ / мс")
+ax.set_title("Цена внимания в логарифмическом масштабе")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# Удвоили текст — вчетверо больше памяти и (примерно) вчетверо больше времени. Для 100 000
+# токенов одна матрица весов float64 заняла бы 80 ГБ — и это на одну голову одного слоя. Это главное ограничение трансформеров;
+# как с ним борются, разберём в уроке 08. Зато путь между любыми двумя токенами — один шаг,
+# и все позиции считаются параллельно.
+#
+# ## Поиграйте: главный исследователь
+#
+# Тот же механизм в полный рост: фраза, случайные $W_Q, W_K, W_V$ для каждой головы,
+# веса каждой головы и строка выбранного запроса.
+#
+# **На что смотреть:** уменьшайте $T$ — матрица $T \times T$ сжимается с двух сторон сразу.
+# Поднимите $d_k$ и снимите галочку «делить на √d_k» — строки станут почти one-hot,
+# энтропия в заголовках упадёт к нулю; верните галочку — веса снова смешивают.
+# Поменяйте зерно — это другие случайные матрицы и совсем другие веса.
+
+# %% tags=["nbval-ignore-output"]
+from course_lib.widgets.explorer import attention_explorer
+
+attention_explorer(sentence=" ".join(tokens), d_k=8, heads=1)
+
+# %% [markdown]
+# ## Упражнения
+#
+# ### 1. Scaled dot-product attention
+#
+# Напишите `my_attention(Q, K, V)`: `Q` формы `(T_q, d_k)`, `K` — `(T_k, d_k)`, `V` — `(T_k, d_v)`.
+# Верните пару `(context, weights)`: `weights = softmax(Q Kᵀ / √d_k)` по строкам, форма
+# `(T_q, T_k)`; `context = weights @ V`, форма `(T_q, d_v)`. Пусть не боится больших оценок.
+
+# %%
+from course_lib.exercises.self_attention import check_attention, check_self_attention
+
+
+def my_attention(Q, K, V):
+    raise NotImplementedError  # ваш код здесь
+
+
+_ = check_attention(my_attention)
+
+# %% [markdown]
+# Решение:
+
+# %% jupyter={"source_hidden": true}
+def my_attention(Q, K, V):
+    scores = Q @ K.T / np.sqrt(K.shape[-1])                            # (T_q, T_k)
+    scores = scores - scores.max(axis=-1, keepdims=True)               # от переполнения exp
+    weights = np.exp(scores) / np.exp(scores).sum(axis=-1, keepdims=True)
+    return weights @ V, weights                                        # (T_q, d_v), (T_q, T_k)
+
+
+_ = check_attention(my_attention)
+
+# %% [markdown]
+# ### 2. Слой самовнимания
+#
+# Напишите `self_attention(X, W_q, W_k, W_v)`: из одной последовательности `X` формы
+# `(T, d_model)` получите `Q, K, V` и верните `context` формы `(T, d_v)`.
+# Можно пользоваться своей `my_attention` или `nt.scaled_dot_product_attention`.
+
+# %%
+def self_attention(X, W_q, W_k, W_v):
+    raise NotImplementedError  # ваш код здесь
+
+
+_ = check_self_attention(self_attention)
+
+# %% [markdown]
+# Решение:
+
+# %% jupyter={"source_hidden": true}
+def self_attention(X, W_q, W_k, W_v):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v       # (T, d_model) @ (d_model, d_k) -> (T, d_k); V: (T, d_v)
+    context, _ = my_attention(Q, K, V)        # (T, d_v)
+    return context
+
+
+_ = check_self_attention(self_attention)
+
+# %% [markdown]
+# И на нашей фразе ваш слой даёт те же контекстные векторы, что пять шагов в начале урока:
+
+# %%
+print("self_attention(X, W_q, W_k, W_v) == context из пяти шагов:",
+      np.allclose(self_attention(X, W_q, W_k, W_v), context))
+
+# %% [markdown]
+# ## Итог
+#
+# - Self-attention: $Q = XW_Q$, $K = XW_K$, $V = XW_V$ из одной последовательности; оценки $QK^\top$,
+#   деление на $\sqrt{d_k}$, softmax по строкам, контекст $= $ веса $\cdot V$. Выход — $T$ контекстных векторов.
+# - Без проекций, $\text{softmax}(XX^\top)X$, оценки симметричны, а нормированный (или многомерный)
+#   токен больше всего смотрит на себя. Разные $W_Q \ne W_K$ ломают и то и другое.
+# - Разброс $q \cdot k$ растёт как $\sqrt{d_k}$ — без деления softmax насыщается и градиент тает.
+# - Даже один шаг внимания без обучения делает векторы контекстными: «банк» у реки ближе к
+#   «реке», «банк» с вкладом — к «деньгам».
+# - Цена — матрица $T \times T$: память ровно $8T^2$ байт (float64), время тоже $\approx T^2$.
+#
+# **Дальше:** урок 04. Самовнимание не видит порядок слов: «собака кусает человека» и «человек
+# кусает собаку» для него — одно и то же. Проверим это и добавим позиции.
