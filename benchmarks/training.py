@@ -1,0 +1,93 @@
+"""Сколько секунд учатся модели урока 07 на этой машине (планка: ≤ 10 с на задачу на 2 ядрах).
+
+    .venv/bin/python benchmarks/training.py [--repeats 3]
+
+Конфигурации — ровно как в уроке (и в tests/test_training.py): задача 1 «банк» — 256 предложений,
+60 шагов; задача 2 «две связи» — 128 последовательностей, 100 шагов; плюс проверка упражнения
+«цикл обучения» (40 шагов). Для каждой печатается медиана и лучший из повторов, мс на шаг
+и результат обучения (чтобы было видно, что мерили не впустую). Строкой выше — средняя загрузка
+машины: на занятых ядрах всё медленнее, и это честно видно в цифрах.
+"""
+
+import argparse
+import contextlib
+import io
+import os
+import statistics
+import time
+
+import numpy as np
+
+import course_lib as nt
+from course_lib.evaluation import bank_report, relations_report
+from course_lib.exercises.training import check_training_loop
+from course_lib.models import TinyAttention
+from course_lib.tasks import BANK_VOCAB, CLASS_NAMES, bank_sentences, two_relations
+from course_lib.training import bank_loss, relations_loss, train
+
+BAR_SECONDS = 10.0
+
+
+def bank_task():
+    data, test = bank_sentences(256, T=6, seed=0), bank_sentences(1000, T=6, seed=1)
+    nt.manual_seed(0)
+    model = TinyAttention(len(BANK_VOCAB), len(CLASS_NAMES), d_model=16, num_heads=1)
+    probe = BANK_VOCAB.ids("вчера я видел банк у реки".split())
+    started = time.perf_counter()
+    train(model, lambda m: bank_loss(m, data), steps=60, lr=0.01, probe=probe, snapshot_every=2)
+    seconds = time.perf_counter() - started
+    report = bank_report(model, test)
+    return seconds, 60, f"точность {report.accuracy:.1%}, вес «банк» -> решающее слово {report.cue_weight:.3f}"
+
+
+def relations_task():
+    data, test = two_relations(128, T=8, K=5, seed=0), two_relations(500, T=8, K=5, seed=1)
+    nt.manual_seed(0)
+    model = TinyAttention(5, 10, d_model=16, num_heads=2, max_len=8)
+    started = time.perf_counter()
+    train(model, lambda m: relations_loss(m, data), steps=100, lr=0.01, probe=data.ids[0], snapshot_every=4)
+    seconds = time.perf_counter() - started
+    r = relations_report(model, test)
+    p, f = r.head_roles()
+    return seconds, 100, (f"точность {r.accuracy:.1%}; голова {p + 1}: на предыдущую {r.previous[p]:.2f}, "
+                          f"голова {f + 1}: на первую {r.first[f]:.2f}; различие {r.difference:.2f}")
+
+
+def exercise_check():
+    def train_loop(model, optimizer, loss_fn, steps):
+        losses = []
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss = loss_fn(model)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        return losses
+
+    printed = io.StringIO()
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(printed):
+        result = check_training_loop(train_loop)
+    return time.perf_counter() - started, 40, printed.getvalue().strip() if result.passed else "НЕ ПРОШЛА"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    threads = {v: os.environ[v] for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS") if v in os.environ}
+    print(f"ядер: {os.cpu_count()}, средняя загрузка (1, 5, 15 мин): {load}, потоки BLAS: {threads or 'по умолчанию'}")
+    for name, task in [("задача 1 «банк»", bank_task), ("задача 2 «две связи»", relations_task),
+                       ("проверка упражнения «цикл обучения»", exercise_check)]:
+        runs = [task() for _ in range(args.repeats)]
+        seconds = [r[0] for r in runs]
+        median, steps = statistics.median(seconds), runs[0][1]
+        verdict = "✅" if median <= BAR_SECONDS else "❌"
+        print(f"{verdict} {name}: {steps} шагов за {median:.2f} с (медиана из {len(runs)}, лучший {min(seconds):.2f} с), "
+              f"{1000 * median / steps:.0f} мс/шаг; планка ≤ {BAR_SECONDS:.0f} с")
+        print(f"   {runs[-1][2]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Упражнения урока 04: матрица перестановки и численная проверка эквивариантности."""
+
+import numpy as np
+
+from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_shape
+from course_lib.functional import scaled_dot_product_attention
+from course_lib.positional import sinusoidal_encoding
+
+# Не инволюция: P и Pᵀ у неё разные, поэтому «обратную» перестановку видно сразу.
+ORDER = np.array([2, 0, 3, 1])
+
+
+@checker
+def check_permutation_matrix(candidate):
+    """candidate(order) -> P (T, T) из нулей и единиц, такая что P @ X == X[order]."""
+    T = len(ORDER)
+    X = np.arange(T * 3, dtype=float).reshape(T, 3)           # строки легко узнать: 0 1 2 / 3 4 5 / …
+    P = call(candidate, ORDER)
+    expect_shape(P, (T, T), f"для order = {ORDER.tolist()}")
+    if not np.isin(P, (0, 1)).all():
+        raise Wrong("в матрице перестановки только нули и единицы")
+    if not ((P.sum(axis=0) == 1).all() and (P.sum(axis=1) == 1).all()):
+        raise Wrong("в каждой строке и в каждом столбце должна быть ровно одна единица")
+    if np.array_equal(P, np.eye(T)[ORDER].T):
+        raise Wrong("это Pᵀ: она ставит строки в обратном порядке, X[np.argsort(order)]. "
+                    "Строка i матрицы P выбирает строку order[i] из X: P[i, order[i]] = 1")
+    expect_close(P @ X, X[ORDER], "P @ X должно совпасть с X[order]: в строке i единица стоит в столбце order[i]")
+
+    for order in ([0], [1, 0], [4, 2, 0, 1, 3]):              # другие длины: T берётся из order
+        P = call(candidate, np.array(order))
+        T = len(order)
+        expect_shape(P, (T, T), f"для order = {order}")
+        X = np.arange(T * 2, dtype=float).reshape(T, 2)
+        expect_close(P @ X, X[order], f"для order = {order} P @ X не равно X[order]")
+    return "P @ X == X[order], а Pᵀ P = I: перестановку отменяет транспонированная матрица"
+
+
+def _self_attention(seed):
+    """Самовнимание одной головы со случайными W_Q, W_K, W_V: X (T, d) -> (T, d)."""
+    W_q, W_k, W_v = np.random.default_rng(seed).normal(size=(3, 6, 6)) / np.sqrt(6)
+    return lambda X: scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)[0]
+
+
+def _with_positions(f):
+    """Та же функция, но к входу сначала прибавлены позиционные кодировки: эквивариантность ломается."""
+    return lambda X: f(X + sinusoidal_encoding(len(X), X.shape[1]))
+
+
+@checker
+def check_equivariance_gap(candidate):
+    """candidate(f, X, order) -> float: max |f(X[order]) − f(X)[order]|."""
+    X = np.random.default_rng(1).normal(size=(len(ORDER), 6))
+    attention = _self_attention(2)
+    positional = _with_positions(attention)
+
+    gap = _scalar(call(candidate, attention, X, ORDER))
+    if gap > 1e-9:
+        raise Wrong(f"для самовнимания без позиций расхождение должно быть ≈ 0, а у вас {gap:.3g}. "
+                    + _diagnose(gap, attention, X))
+
+    # два входа: у одного наибольшая разность положительна, у другого — отрицательна (так видно пропущенный модуль)
+    for seed in (1, 2):
+        X = np.random.default_rng(seed).normal(size=(len(ORDER), 6))
+        gap = _scalar(call(candidate, positional, X, ORDER))
+        truth = np.abs(positional(X[ORDER]) - positional(X)[ORDER]).max()
+        if not np.isclose(gap, truth, rtol=1e-6, atol=1e-12):
+            raise Wrong(f"с позиционными кодировками расхождение {truth:.4f}, а у вас {gap:.4g}. "
+                        + _diagnose(gap, positional, X))
+
+    rowwise = _scalar(call(candidate, np.tanh, X, ORDER))    # поэлементная функция тоже эквивариантна
+    if rowwise > 1e-12:
+        raise Wrong(f"np.tanh действует на каждую строку отдельно, перестановка ему безразлична, "
+                    f"а у вас расхождение {rowwise:.3g}")
+    return ("без позиций расхождение ≈ 0, с позициями — заметное: "
+            "позиционные кодировки ломают эквивариантность, как и задумано")
+
+
+def _scalar(out):
+    if out.dtype == bool:
+        raise Wrong("верните число — наибольшее расхождение, а не True/False: "
+                    "np.allclose отвечает «да/нет», а число показывает, насколько")
+    if out.size != 1:
+        raise Wrong(f"ожидалось одно число, а пришёл массив формы {out.shape}: возьмите .max() от модуля разности")
+    return float(out.reshape(-1)[0])
+
+
+def _diagnose(gap, f, X):
+    """Узнаём типичную ошибку по числу, которое вернул ученик."""
+    moved, same = f(X[ORDER]), f(X)
+    mistakes = [
+        (np.abs(moved - same).max(), "Похоже, выход f(X) вы не переставили: сравнивать нужно с f(X)[order]"),
+        (np.abs(moved - same[np.argsort(ORDER)]).max(),
+         "Похоже, выход переставлен обратной перестановкой: нужно f(X)[order], а не f(X)[np.argsort(order)]"),
+        ((moved - same[ORDER]).max(), "Похоже, вы забыли модуль: берите np.abs(разность).max()"),
+        ((same[ORDER] - moved).max(), "Похоже, вы забыли модуль: берите np.abs(разность).max()"),
+        (np.abs(moved - same[ORDER]).mean(), "Похоже, это среднее расхождение, а нужно наибольшее: .max()"),
+    ]
+    for value, hint in mistakes:
+        if np.isclose(gap, value, rtol=1e-6, atol=1e-12):
+            return hint
+    return "Посчитайте f от переставленного входа X[order] и сравните с переставленным выходом f(X)[order]."

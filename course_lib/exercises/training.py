@@ -1,0 +1,147 @@
+"""Упражнения урока 07: цикл обучения своими руками и «какая голова что делает»."""
+
+import numpy as np
+
+from course_lib.evaluation import bank_report, relation_scores
+from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_shape
+from course_lib.models import TinyAttention
+from course_lib.optim import Adam
+from course_lib.rng import temporary_seed
+from course_lib.tasks import BANK_VOCAB, CLASS_NAMES, bank_sentences
+from course_lib.training import bank_loss
+
+STEPS = 40            # на задаче «банк» этого хватает, чтобы внимание нашло решающее слово
+ORDER = "zero_grad() -> loss = loss_fn(model) -> loss.backward() -> optimizer.step()"
+
+
+class _Spy:
+    """Записывает, что и в каком порядке делал цикл ученика: zero, forward, backward, step."""
+
+    def __init__(self, model, data):
+        self.events, self.losses, self.steps_without_grad = [], [], 0
+        self.model, self.data = model, data
+        spy = self
+
+        class SpyAdam(Adam):
+            def zero_grad(self):
+                spy.events.append("zero")
+                super().zero_grad()
+
+            def step(self):
+                spy.events.append("step")
+                if all(p.grad is None for p in self.params):
+                    spy.steps_without_grad += 1
+                super().step()
+
+        self.optimizer = SpyAdam(model.parameters(), lr=0.01)
+        model_zero_grad = model.zero_grad
+
+        def zero_grad():                       # model.zero_grad() обнуляет те же градиенты — тоже годится
+            self.events.append("zero")
+            model_zero_grad()
+
+        model.zero_grad = zero_grad
+
+    def loss_fn(self, model):
+        loss = bank_loss(model, self.data)
+        self.events.append("forward")
+        self.losses.append(loss.item())
+        backward = loss.backward
+
+        def spied_backward(*args, **kwargs):
+            self.events.append("backward")
+            return backward(*args, **kwargs)
+
+        loss.backward = spied_backward
+        return loss
+
+    def steps_that_kept_old_grads(self):
+        """Сколько раз backward() шёл после step() без zero_grad(): новый градиент сложился со старым."""
+        kept, after_step, zeroed = 0, False, False
+        for event in self.events:
+            if event == "step":
+                after_step, zeroed = True, False
+            elif event == "zero":
+                zeroed = True
+            elif event == "backward" and after_step and not zeroed:
+                kept += 1
+        return kept
+
+
+@checker
+def check_training_loop(candidate):
+    """candidate(model, optimizer, loss_fn, steps) -> список loss.item() каждого шага."""
+    with temporary_seed(0):
+        model = TinyAttention(len(BANK_VOCAB), len(CLASS_NAMES), d_model=16, num_heads=1)
+    spy = _Spy(model, bank_sentences(128, seed=5))
+    out = call(candidate, model, spy.optimizer, spy.loss_fn, STEPS)
+    count = spy.events.count
+    if count("forward") == 0:
+        raise Wrong("loss_fn ни разу не вызвана: на каждом шаге нужен прямой проход `loss = loss_fn(model)`")
+    if count("forward") != STEPS:
+        raise Wrong(f"за steps = {STEPS} шагов loss_fn вызвана {count('forward')} раз: прямой проход — "
+                    f"внутри цикла, ровно один на шаг (после шага параметры другие, и loss надо считать заново)")
+    if count("backward") == 0:
+        raise Wrong("loss.backward() ни разу не вызван: без него у параметров нет градиентов, и шагать некуда")
+    if count("step") == 0:
+        raise Wrong("optimizer.step() ни разу не вызван: градиенты посчитаны, но параметры так и не сдвинулись")
+    if spy.steps_without_grad:
+        raise Wrong(f"optimizer.step() вызван, когда градиентов уже нет: zero_grad() стоит между backward() и step()? "
+                    f"Порядок такой: {ORDER}")
+    if count("step") != STEPS:
+        raise Wrong(f"optimizer.step() вызван {count('step')} раз, а шагов {STEPS}: один шаг — один step()")
+    if spy.steps_that_kept_old_grads():
+        raise Wrong("градиенты копятся от шага к шагу: backward() прибавляет новый градиент к старому, "
+                    f"поэтому в начале каждого шага нужен optimizer.zero_grad(). Порядок: {ORDER}")
+    losses = np.asarray(out, dtype=object).ravel()
+    if any(hasattr(x, "requires_grad") for x in losses):
+        raise Wrong("в списке лежат тензоры, а нужны числа: добавляйте loss.item() — иначе список держит "
+                    "в памяти весь граф каждого шага")
+    losses = np.asarray(losses, dtype=float)
+    if losses.shape != (STEPS,):
+        raise Wrong(f"верните список из steps = {STEPS} чисел — loss каждого шага, а пришло {losses.size}")
+    expect_close(losses, np.array(spy.losses), "в списке не те числа: на каждом шаге добавляйте loss.item() этого шага",
+                 atol=1e-6)
+    if not losses[-1] < 0.5 * losses[0]:
+        raise Wrong(f"loss почти не упал ({losses[0]:.3f} -> {losses[-1]:.3f}): проверьте порядок шагов — {ORDER}")
+    report = bank_report(model, bank_sentences(400, seed=6))
+    if report.cue_weight < 0.8:
+        raise Wrong(f"loss упал, но «банк» смотрит на решающее слово лишь с весом {report.cue_weight:.2f} "
+                    f"(нужно ≥ 0.8): проверьте порядок шагов — {ORDER}")
+    return (f"за {STEPS} шагов loss упал с {losses[0]:.3f} до {losses[-1]:.4f}, "
+            f"а «банк» смотрит на решающее слово с весом {report.cue_weight:.2f}")
+
+
+@checker
+def check_relation_scores(candidate):
+    """candidate(weights (h, T, T)) -> (previous (h,), first (h,)): средний вес на t − 1 и на 0 по t = 2…T−1."""
+    rng = np.random.default_rng(7)
+    h, T = 2, 6
+    scores = rng.normal(scale=2.0, size=(h, T, T))
+    weights = np.exp(scores) / np.exp(scores).sum(axis=-1, keepdims=True)    # (h, T, T), строки в сумме 1
+    out = call(candidate, weights)
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise Wrong("верните пару (previous, first): `return previous, first`")
+    previous, first = out
+    reference_previous, reference_first = relation_scores(weights)
+    if previous.shape == () or first.shape == ():
+        raise Wrong(f"нужно по числу на каждую голову: previous и first формы (h,) = ({h},). "
+                    "Усредняйте по запросам t (axis=-1), а не по всему сразу")
+    expect_shape(previous, (h,), "previous")
+    expect_shape(first, (h,), "first")
+    if np.allclose(previous, reference_first) and np.allclose(first, reference_previous):
+        raise Wrong("previous и first перепутаны местами: сначала вес на предыдущую позицию, потом на первую")
+    t = np.arange(2, T)
+    for start in (0, 1):
+        wide = np.arange(start, T)                       # при t = 0 индекс t − 1 = −1 — последний столбец, как в NumPy
+        if np.allclose(previous, weights[:, wide, wide - 1].mean(-1)) or np.allclose(first, weights[:, wide, 0].mean(-1)):
+            raise Wrong(f"считайте по запросам t = 2…T−1, а у вас с t = {start}: при t = 1 предыдущая позиция "
+                        "и есть первая, а t = 0 смотрит сам на себя — головы по ним не различить")
+    if np.allclose(previous, weights[:, t - 1, t].mean(-1)) or np.allclose(first, weights[:, 0, t].mean(-1)):
+        raise Wrong("перепутаны строка и столбец: строка — кто смотрит (запрос t), столбец — на кого. "
+                    "Вес «t смотрит на t − 1» — это weights[:, t, t - 1]")
+    if np.allclose(previous, weights[:, t[:-1], t[:-1] + 1].mean(-1)):
+        raise Wrong("t + 1 — это следующая позиция, а нужна предыдущая: weights[:, t, t - 1]")
+    expect_close(previous, reference_previous, "previous неверный: средний по t = 2…T−1 вес weights[:, t, t - 1]")
+    expect_close(first, reference_first, "first неверный: средний по t = 2…T−1 вес weights[:, t, 0]")
+    return "по этим двум числам видно, какая голова смотрит на предыдущую позицию, а какая — на первую"

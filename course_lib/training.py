@@ -1,0 +1,64 @@
+"""Обучение в уроке 07: цикл из пяти строк на шаг, «снимки» внимания по дороге и loss обеих задач."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from course_lib.functional import cross_entropy
+from course_lib.optim import Adam
+
+
+@dataclass
+class History:
+    """Что запомнило обучение.
+
+    losses: (steps,) — loss на каждом шаге; snapshot_steps: (S,) — после скольких шагов снят снимок
+    (0 — до обучения); snapshots: (S, h, T, T) — веса внимания на пробной последовательности.
+    """
+    losses: np.ndarray
+    snapshot_steps: np.ndarray
+    snapshots: np.ndarray
+
+
+def train(model, loss_fn, steps, lr=0.01, probe=None, snapshot_every=10):
+    """Обучает model шагами Adam: loss_fn(model) -> скалярный Tensor loss (урок 07).
+
+    probe — номера токенов (T,) пробной последовательности: её веса внимания
+    (`model.attention_weights`) снимаются до обучения и каждые snapshot_every шагов.
+    """
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise ValueError(f"train: steps — сколько шагов сделать, целое число ≥ 1, а пришло {steps!r}")
+    if isinstance(snapshot_every, bool) or not isinstance(snapshot_every, (int, np.integer)) or snapshot_every < 1:
+        raise ValueError(f"train: snapshot_every — целое число ≥ 1, а пришло {snapshot_every!r}")
+    optimizer = Adam(model.parameters(), lr=lr)
+    losses, snapshot_steps, snapshots = [], [], []
+
+    def snapshot(step):
+        if probe is not None:
+            snapshot_steps.append(step)
+            snapshots.append(model.attention_weights(probe).copy())   # (h, T, T)
+
+    snapshot(0)
+    for step in range(1, steps + 1):
+        optimizer.zero_grad()              # градиенты прошлого шага не нужны: backward их бы сложил
+        loss = loss_fn(model)              # прямой проход: скалярный Tensor
+        loss.backward()                    # d loss / d каждого параметра -> .grad
+        optimizer.step()                   # параметры чуть-чуть против градиента
+        losses.append(loss.item())
+        if step % snapshot_every == 0 or step == steps:
+            snapshot(step)
+    return History(np.array(losses), np.array(snapshot_steps, dtype=np.int64),
+                   np.array(snapshots) if snapshots else np.empty((0, 0, 0, 0)))
+
+
+def bank_loss(model, data):
+    """Кросс-энтропия смысла «банка»: модель отвечает вектором в позиции «банка» (задача 1 урока 07)."""
+    return cross_entropy(model(data.ids, read_at=data.bank), data.labels)
+
+
+def relations_loss(model, data):
+    """Два вопроса к каждой позиции t ≥ 1: первые K оценок — «какая буква первая»,
+    следующие K — «какая стоит передо мной». Loss — сумма двух кросс-энтропий (задача 2)."""
+    K = data.K
+    logits = model(data.ids)[:, 1:]                         # (N, T, 2K) -> (N, T − 1, 2K): у позиции 0 нет «предыдущей»
+    return cross_entropy(logits[..., :K], data.first) + cross_entropy(logits[..., K:], data.previous)

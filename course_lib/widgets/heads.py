@@ -1,0 +1,107 @@
+"""Сколько голов при той же ширине: d_model не меняется, h режет его на d_head = d_model / h (урок 06).
+
+`heads_view(...)` — чистая функция от положений ползунков к тому, что рисуется; `HeadsPainter`
+рисует по панели на голову; `heads_explorer(...)` только связывает ползунки.
+"""
+
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+
+from course_lib import vis
+from course_lib.widgets._live import Explorer, new_figure
+from course_lib.widgets.explorer import MAX_T, attention_weights, embed_words, random_model, tokens_from
+
+D_MODEL = 24
+MAX_HEADS = 8
+SENTENCE = "The glass ball fell on the steel table, and it shattered"
+# Векторы слов втрое длиннее обычного: со случайными весами внимание иначе почти равномерное
+# (самый большой вес строки ≈ 0.15) и головы не отличить друг от друга; так он ≈ 0.6, как у
+# заметных голов обученных моделей.
+WORD_SCALE = 3.0
+
+
+@dataclass
+class HeadsView:
+    tokens: list
+    d_model: int
+    requested: int           # сколько голов просили ползунком
+    heads: int               # сколько нарисовано: делитель d_model, ближайший снизу к requested
+    d_head: int              # d_model // heads
+    weights: np.ndarray      # (heads, T, T): строки в сумме 1
+    params: int              # параметров у слоя — 4·d_model² + 4·d_model при любом числе голов
+    message: str = ""
+
+
+def divisors(n):
+    """Делители n по возрастанию: только столько голов и можно взять при d_model = n."""
+    return [h for h in range(1, n + 1) if n % h == 0]
+
+
+def heads_view(heads, seed=0, sentence=SENTENCE, d_model=D_MODEL):
+    """Чистая функция: число голов (и зерно) -> веса каждой головы слоя ширины d_model.
+
+    Если d_model не делится на heads, берёт ближайший делитель снизу и объясняет это в `message`.
+    При одном зерне матрицы W_Q, W_K, W_V, W_O одни и те же при любом h: меняется только разрез.
+    """
+    if isinstance(d_model, bool) or not isinstance(d_model, (int, np.integer)) or d_model < 1:
+        raise ValueError(f"heads_view: d_model — ширина слоя, целое число ≥ 1, а пришло {d_model!r}")
+    words = str(sentence).split()
+    tokens, message = tokens_from(sentence, max(1, min(len(words), MAX_T)))
+    notes = [message] if message else []
+    requested = max(1, int(heads))
+    h = max(d for d in divisors(d_model) if d <= requested)
+    if h != requested:
+        notes.append(f"d_model = {d_model} не делится на h = {requested}: каждой голове нужно d_model / h "
+                     f"целых измерений. Показываю h = {h}; подходят h из {divisors(d_model)}.")
+    model = random_model(h, d_model // h, int(seed))       # d_model = h · d_head: та же ширина, другой разрез
+    X = WORD_SCALE * embed_words(tokens, d_model, int(seed))   # (T, d_model)
+    weights, _, _ = attention_weights(model, X, causal=False, scaled=True)
+    return HeadsView(tokens, d_model, requested, h, d_model // h, weights, model.num_params(), " ".join(notes))
+
+
+class HeadsPainter:
+    """Панель на голову с подписью «какие столбцы Q и K её»; сверху — d_model, h, d_head и параметры."""
+
+    def layout_key(self, view):
+        return tuple(view.tokens), view.heads
+
+    def build(self, fig, view):
+        h, T = view.heads, len(view.tokens)
+        cols = min(h, 4)
+        rows = -(-h // cols)
+        fig.set_size_inches(max(6.0, 2.6 * cols + 1.2), 2.8 * rows + 0.9)
+        axes = fig.subplots(rows, cols, squeeze=False).ravel()
+        vis.heads(view.weights, view.tokens, axes=axes, ncols=cols)
+        size = 8 if T <= 12 else 6
+        for i, ax in enumerate(axes[:h]):
+            ax.tick_params(labelsize=size)
+            first, last = i * view.d_head, (i + 1) * view.d_head - 1
+            ax.set_title(f"голова {i + 1}: столбцы {first}–{last}" if last > first else f"голова {i + 1}: столбец {first}",
+                         fontsize=9)
+        self.images = [ax.images[0] for ax in axes[:h]]
+        self.headline = fig.suptitle(" ")
+        self.dynamic = self.images + [self.headline]
+        self.refresh(view)
+
+    def refresh(self, view):
+        for image, weights in zip(self.images, view.weights):
+            image.set_data(weights)
+        d = view.d_model
+        asked = "" if view.requested == view.heads else f"  (h = {view.requested} не делит {d})"
+        self.headline.set_text(f"d_model = {d}, h = {view.heads}, d_head = {d} / {view.heads} = {view.d_head}{asked}\n"
+                               f"параметров {view.params} = 4·{d}² + 4·{d} — при любом h")
+
+
+def heads_explorer(heads=2, sentence=SENTENCE, d_model=D_MODEL, seed=0):
+    """Ползунок числа голов h при неизменной ширине d_model и зерно случайных весов."""
+    controls = {
+        "heads": widgets.IntSlider(value=heads, min=1, max=MAX_HEADS, description="h"),
+        "seed": widgets.IntSlider(value=seed, min=0, max=99, description="зерно"),
+    }
+
+    def view(heads, seed):
+        return heads_view(heads, seed, sentence=sentence, d_model=d_model)
+
+    return Explorer(controls, view, HeadsPainter(), new_figure(9, 6))

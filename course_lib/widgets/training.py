@@ -1,0 +1,104 @@
+"""Ползунок по снимкам обучения: как узор внимания появляется шаг за шагом (урок 07).
+
+`snapshot_view(step, head, history, tokens, query)` — чистая функция: какой снимок показать;
+`SnapshotPainter` рисует веса головы, строку выбранного запроса и кривую loss с отметкой шага.
+"""
+
+import functools
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+
+from course_lib import vis
+from course_lib.widgets._live import Explorer, new_figure
+
+
+@dataclass
+class SnapshotView:
+    tokens: list
+    weights: np.ndarray        # (T, T) — веса головы `head` на снимке `step`
+    step: int                  # после скольких шагов снят снимок (0 — до обучения)
+    head: int                  # номер головы, с 1
+    heads: int                 # сколько голов всего
+    query: int                 # чья строка показана столбиками
+    losses: np.ndarray         # (steps,) — вся кривая loss
+    loss: float                # loss на этом шаге (для шага 0 — loss первого шага)
+    message: str = ""
+
+
+def snapshot_view(step, head=1, history=None, tokens=None, query=0):
+    """Чистая функция: шаг и голова -> ближайший снятый снимок не позже шага. Никогда не бросает
+    исключение на «плохие» значения ползунков — объясняет их в `message`."""
+    steps, snapshots = np.asarray(history.snapshot_steps), np.asarray(history.snapshots)
+    if snapshots.ndim != 4 or len(snapshots) == 0:
+        raise ValueError("в истории обучения нет снимков: передайте train(..., probe=номера токенов)")
+    h, T = snapshots.shape[1], snapshots.shape[-1]
+    tokens = list(tokens) if tokens is not None else [str(t) for t in range(T)]
+    if len(tokens) != T:
+        raise ValueError(f"подписей {len(tokens)}, а у снимков T = {T}: нужна подпись на каждый токен пробы")
+    notes = []
+    step = int(step)
+    if step > steps[-1]:
+        notes.append(f"обучение шло {steps[-1]} шагов — показываю последний снимок")
+    index = max(int(np.searchsorted(steps, step, side="right")) - 1, 0)    # последний снимок не позже step
+    if step < steps[-1] and steps[index] != step:
+        notes.append(f"снимка после шага {step} нет — показываю шаг {steps[index]}")
+    if not 1 <= int(head) <= h:
+        notes.append(f"голов {h}, а выбрана {int(head)} — показываю ближайшую")
+    head = min(max(int(head), 1), h)
+    query = min(max(int(query), 0), T - 1)
+    losses = np.asarray(history.losses)
+    loss = float(losses[max(steps[index], 1) - 1])                           # losses[s − 1] — loss шага s
+    return SnapshotView(tokens, snapshots[index, head - 1], int(steps[index]), head, h, query, losses, loss,
+                        "; ".join(notes))
+
+
+class SnapshotPainter:
+    """Слева — веса головы, справа — столбики строки запроса, снизу — кривая loss с отметкой шага."""
+
+    def layout_key(self, view):
+        return tuple(view.tokens), len(view.losses)
+
+    def build(self, fig, view):
+        grid = fig.add_gridspec(2, 2, height_ratios=[1.6, 1])
+        matrix_ax, bar_ax = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+        loss_ax = fig.add_subplot(grid[1, :])
+        vis.heatmap(view.weights, view.tokens, view.tokens, title=" ", ax=matrix_ax)
+        vis.row(view.weights, view.tokens, view.query, ax=bar_ax, title=" ")
+        steps = np.arange(1, len(view.losses) + 1)
+        loss_ax.plot(steps, view.losses, color=vis.BAR_COLOR, lw=1.5)
+        loss_ax.set_yscale("log")
+        loss_ax.set_xlim(0, len(view.losses))
+        loss_ax.set_xlabel("шаг обучения")
+        loss_ax.set_ylabel("loss (лог. шкала)")
+        (self.marker,) = loss_ax.plot([view.step], [view.loss], "o", color="#e8384f", markersize=8)
+        self.cursor = loss_ax.axvline(view.step, color="#e8384f", lw=1)
+        self.image, self.title = matrix_ax.images[0], matrix_ax.title
+        self.bars, self.bar_title, self.loss_title = list(bar_ax.patches), bar_ax.title, loss_ax.title
+        self.dynamic = [self.image, self.title, *self.bars, self.bar_title, self.marker, self.cursor, self.loss_title]
+        self.refresh(view)
+
+    def refresh(self, view):
+        self.image.set_data(view.weights)
+        head = f", голова {view.head} из {view.heads}" if view.heads > 1 else ""
+        when = f"после {view.step} шагов" if view.step else "до обучения"
+        self.title.set_text(f"веса {when}{head}")
+        for bar, weight in zip(self.bars, view.weights[view.query]):
+            bar.set_height(weight)
+        self.bar_title.set_text(f"куда смотрит «{view.tokens[view.query]}»")
+        self.marker.set_data([view.step], [view.loss])
+        self.cursor.set_xdata([view.step, view.step])
+        self.loss_title.set_text(f"loss на шаге {max(view.step, 1)}: {view.loss:.3g}")
+
+
+def training_explorer(history, tokens, query=0):
+    """Ползунок «шаг» по снимкам из `train(..., probe=...)` (и «голова», если голов больше одной)."""
+    steps = np.asarray(history.snapshot_steps)
+    view = functools.partial(snapshot_view, history=history, tokens=tokens, query=query)
+    first = view(0)                                      # сразу проверяет историю и подписи
+    every = int(steps[1] - steps[0]) if len(steps) > 1 else 1
+    controls = {"step": widgets.IntSlider(value=0, min=0, max=int(steps[-1]), step=every, description="шаг")}
+    if first.heads > 1:
+        controls["head"] = widgets.IntSlider(value=1, min=1, max=first.heads, description="голова")
+    return Explorer(controls, view, SnapshotPainter(), new_figure(9, 6))

@@ -1,0 +1,374 @@
+# ---
+# jupyter:
+#   jupytext:
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Урок 04. Самовнимание не видит порядок
+#
+# В уроке 03 мы собрали самовнимание: $Q = XW_Q$, $K = XW_K$, $V = XW_V$ и
+# $\text{softmax}(QK^\top/\sqrt{d_k})\,V$. Посмотрите на эту формулу внимательно: в ней нет
+# ни одного номера позиции. Токен сравнивается с каждым другим, но никто не говорит ему,
+# кто стоит рядом, а кто в конце предложения. Сегодня проверим, к чему это приводит, и починим.
+#
+# **В этом уроке:**
+# - переставим слова и увидим: выход переставился ровно так же — и больше ничего не изменилось;
+# - поймём почему — одной строчкой алгебры с матрицей перестановки $P$;
+# - увидим, что для внимания «мать любит дочь» и «дочь любит мать» — одно и то же;
+# - починим это позиционными кодировками: синусоидальными («Attention Is All You Need»)
+#   и обучаемыми (как в GPT-2).
+
+# %% [markdown]
+# ## Переставим слова
+#
+# Возьмём слой `MultiHeadAttention` со случайными весами и маленькую таблицу эмбеддингов:
+# у каждого слова свой вектор, как в уроке 01. Функция `embed` превращает слова в матрицу
+# $X$ формы $(T, d_\text{model})$.
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+
+import course_lib as nt
+from course_lib import vis
+from course_lib.positional import sinusoidal_encoding
+
+# %%
+vocab = sorted(set("кот сел на тёплый коврик мать любит дочь собака кусает человека человек собаку".split()))
+d_model = 8
+nt.manual_seed(0)
+embedding = nt.Embedding(len(vocab), d_model)            # строка таблицы — вектор слова
+mha = nt.MultiHeadAttention(d_model=d_model, num_heads=2)
+
+
+def embed(words):
+    """Слова -> X (T, d_model): строки таблицы эмбеддингов."""
+    return embedding([vocab.index(w) for w in words]).data
+
+
+def attend(X):
+    """X (T, d_model) -> выход слоя (T, d_model); веса (h, T, T) остаются в mha.attn."""
+    return mha(X[None]).data[0]                          # (T, D) -> (1, T, D) -> (1, T, D) -> (T, D)
+
+
+# %% [markdown]
+# Пропустим через слой «кот сел на тёплый коврик», а потом те же слова в другом порядке.
+# Перестановка `perm = [3, 0, 4, 1, 2]` значит: на место 0 встаёт токен 3, на место 1 —
+# токен 0 и так далее. `X[perm]` — это переставленные строки $X$.
+
+# %%
+tokens = "кот сел на тёплый коврик".split()
+X = embed(tokens)                                        # (T, d_model) = (5, 8)
+out = attend(X)
+weights = mha.attn[0].copy()                             # (h, T, T); copy: следующий вызов перезапишет attn
+
+perm = [3, 0, 4, 1, 2]
+out_perm = attend(X[perm])
+weights_perm = mha.attn[0].copy()
+print("новый порядок:", " ".join(tokens[i] for i in perm))
+print("выход для переставленного входа == переставленный выход:", np.allclose(out_perm, out[perm]))
+assert np.allclose(out_perm, out[perm])
+
+# %% [markdown]
+# Каждый токен получил ровно тот же вектор, что и раньше, — просто на другом месте.
+# «тёплый» в начале предложения и «тёплый» в середине — для слоя одно и то же.
+#
+# С весами то же самое: матрица весов переставленного предложения — это старая матрица,
+# у которой строки и столбцы переставлены одной и той же перестановкой. Слева — исходные
+# веса первой головы, в середине — веса для нового порядка, справа — исходные веса,
+# переставленные руками: `weights[perm][:, perm]`.
+
+# %%
+shuffled = [tokens[i] for i in perm]
+fig, axes = plt.subplots(1, 3, figsize=(12, 4), layout="constrained")
+vis.heatmap(weights[0], tokens, tokens, title="исходный порядок", ax=axes[0], colorbar=False)
+vis.heatmap(weights_perm[0], shuffled, shuffled, title="новый порядок", ax=axes[1], colorbar=False)
+vis.heatmap(weights[0][perm][:, perm], shuffled, shuffled, title="исходные веса, переставленные", ax=axes[2])
+fig.suptitle("Веса головы 1: перестановка только переносит клетки")
+plt.show()
+print("веса всех голов переехали вместе со словами:", np.allclose(weights_perm, weights[:, perm][:, :, perm]))
+assert np.allclose(weights_perm, weights[:, perm][:, :, perm])
+
+# %% [markdown]
+# Средняя и правая картинки совпадают клетка в клетку: «кот» смотрит на «коврик» с тем же
+# весом, где бы они ни стояли.
+
+# %% [markdown]
+# ## «Мать любит дочь» и «дочь любит мать»
+#
+# В русском языке роли часто видны по окончаниям: «собака кусает человека» и «человек
+# кусает собаку» — это разные слова (*человека* и *человек*, *собака* и *собаку*), и внимание
+# их различит даже без позиций. А «собака кусает человека» и «человека кусает собака» значат
+# одно и то же — тут слепота к порядку не мешает.
+#
+# Но есть фразы, где окончания не помогают: «мать любит дочь» и «дочь любит мать». Слова те же,
+# смысл противоположный, и различает их только порядок. Проверим, что видит слой:
+
+# %%
+def same_outputs(a, b):
+    """Каждое слово фразы b получает тот же вектор, что и в фразе a? (b — перестановка a)"""
+    order = [a.index(w) for w in b]                      # где в a стоит каждое слово из b
+    return np.allclose(attend(embed(b)), attend(embed(a))[order])
+
+
+pairs = [("мать любит дочь", "дочь любит мать"),
+         ("собака кусает человека", "человека кусает собака"),
+         ("собака кусает человека", "человек кусает собаку")]
+for a, b in pairs:
+    words_a, words_b = a.split(), b.split()
+    same_words = sorted(words_a) == sorted(words_b)
+    verdict = same_outputs(words_a, words_b) if same_words else "слова разные — и выходы разные"
+    print(f"«{a}» / «{b}»: те же слова? {same_words}; те же выходы? {verdict}")
+
+# %% [markdown]
+# Для самовнимания «мать любит дочь» и «дочь любит мать» — одно и то же *множество* векторов.
+# Кто кого любит, из него не узнать. То же с английскими «dog bites man» и «man bites dog».
+
+# %% [markdown]
+# ## Почему: одна строчка алгебры
+#
+# Перестановку строк можно записать матрицей. Матрица перестановки $P$ — это единичная
+# матрица с переставленными строками: `P = np.eye(T)[perm]`, и тогда $PX$ = `X[perm]`.
+# Обратно её отменяет транспонированная: $P^\top P = I$.
+#
+# Подставим $X' = PX$. Проекции — это умножение справа, перестановка — слева, они не мешают
+# друг другу: $Q' = PXW_Q = PQ$, и так же $K' = PK$, $V' = PV$. Тогда
+#
+# $$\text{softmax}\Big(\frac{PQ\,(PK)^\top}{\sqrt{d_k}}\Big)\,PV
+#   = \text{softmax}\Big(P\,\frac{QK^\top}{\sqrt{d_k}}\,P^\top\Big)\,PV
+#   = P\,\text{softmax}\Big(\frac{QK^\top}{\sqrt{d_k}}\Big)\,P^\top P\,V
+#   = P\,\text{softmax}\Big(\frac{QK^\top}{\sqrt{d_k}}\Big)\,V.$$
+#
+# Средний шаг — потому что softmax считается по каждой строке отдельно и ему всё равно,
+# в каком порядке стоят числа внутри строки. Итог: выход для $PX$ равен $P$ · (выход для $X$).
+# Такое свойство называют **эквивариантностью к перестановкам**. Проверим каждый шаг в числах:
+
+# %%
+rng = np.random.default_rng(0)
+T, d_k = 5, 4
+X = rng.normal(size=(T, d_model))
+W_Q, W_K, W_V = rng.normal(size=(3, d_model, d_k))
+P = np.eye(T)[perm]                                      # (T, T): строка i — единичный вектор e_perm[i]
+S = (X @ W_Q) @ (X @ W_K).T / np.sqrt(d_k)               # оценки (T, T)
+
+print("P X == X[perm]:                      ", np.allclose(P @ X, X[perm]))
+print("Pᵀ P == I:                           ", np.allclose(P.T @ P, np.eye(T)))
+print("Q' = (PX) W_Q == P Q:                ", np.allclose((P @ X) @ W_Q, P @ (X @ W_Q)))
+print("softmax(P S Pᵀ) == P softmax(S) Pᵀ:  ", np.allclose(nt.softmax(P @ S @ P.T), P @ nt.softmax(S) @ P.T))
+context, _ = nt.scaled_dot_product_attention(X @ W_Q, X @ W_K, X @ W_V)
+context_perm, _ = nt.scaled_dot_product_attention(P @ X @ W_Q, P @ X @ W_K, P @ X @ W_V)
+print("attention(PX) == P attention(X):     ", np.allclose(context_perm, P @ context))
+
+# %% [markdown]
+# А смещения (bias) и финальная $W_O$? Они действуют на каждый токен отдельно: $(PX)W + b = P(XW + b)$,
+# потому что $b$ прибавляется к каждой строке. Поэтому эквивариантен и весь слой — что мы и видели
+# в самом начале.
+
+# %% [markdown]
+# ## Как сообщить вниманию порядок: позиционные кодировки
+#
+# Раз слой не видит, где стоит токен, скажем ему сами: прибавим к вектору слова вектор
+# его позиции, $X + PE$. Строка $PE_t$ зависит только от номера места $t$. Теперь у «мать»
+# на первом месте и у «мать» на третьем разные векторы.
+#
+# В «Attention Is All You Need» позиции кодируют синусами и косинусами разных частот:
+#
+# $$PE_{t,\,2i} = \sin\big(t / 10000^{2i/d_\text{model}}\big), \qquad
+#   PE_{t,\,2i+1} = \cos\big(t / 10000^{2i/d_\text{model}}\big).$$
+#
+# Как стрелки часов: левые столбцы — секундная стрелка (крутятся быстро), правые — часовая
+# (едва сдвигаются). Вместе они дают каждой позиции свой узнаваемый узор.
+
+# %%
+PE = sinusoidal_encoding(50, 64)                         # (T, d_model) = (50, 64)
+fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5), layout="constrained", width_ratios=[1.3, 1])
+vis.heatmap(PE, title="Синусоидальные кодировки: строка — позиция", ax=left, cmap=vis.SIGNED_CMAP, vmin=-1, vmax=1)
+left.set_xlabel("измерение (столбец PE)")
+left.set_ylabel("позиция t")
+for column in (2, 10, 24, 60):
+    right.plot(PE[:, column], label=f"столбец {column}")
+right.set_title("Чем правее столбец, тем медленнее он меняется")
+right.set_xlabel("позиция t")
+right.set_ylabel("значение")
+right.legend()
+plt.show()
+
+# %% [markdown]
+# Три свойства этой таблицы, проверенные в числах:
+# - все позиции разные — нет двух одинаковых строк;
+# - длина каждой строки одна и та же, $\sqrt{d_\text{model}/2}$ (в каждой паре столбцов $\sin^2 + \cos^2 = 1$),
+#   так что ни одна позиция не «громче» другой;
+# - скалярное произведение $PE_t \cdot PE_{t+k}$ зависит только от расстояния $k$, а не от $t$ —
+#   «на 3 слова правее» выглядит одинаково в любом месте предложения.
+
+# %%
+gaps = np.linalg.norm(PE[:, None] - PE[None], axis=-1)   # (50, 50) расстояния между позициями
+print(f"самое маленькое расстояние между разными позициями: {gaps[~np.eye(50, dtype=bool)].min():.3f}")
+print("длины строк:", np.unique(np.linalg.norm(PE, axis=1).round(6)), "= √(64/2) =", np.sqrt(32))
+for k in (1, 3, 10):
+    dots = (PE[:-k] * PE[k:]).sum(axis=1)                # PE_t · PE_{t+k} для всех t
+    print(f"k = {k:>2}: PE_t · PE_(t+k) = {dots[0]:.3f}, одно и то же для всех t: {np.allclose(dots, dots[0])}")
+    assert np.allclose(dots, dots[0])
+
+# %% [markdown]
+# ## С позициями перестановка ломается
+#
+# Прибавим кодировки и повторим опыт из начала урока. Слова переезжают, а кодировки остаются
+# на своих местах: переставленный вход — это `X[perm] + PE`, а не `(X + PE)[perm]`.
+
+# %%
+X = embed(tokens)                                        # снова «кот сел на тёплый коврик», (5, 8)
+PE = sinusoidal_encoding(len(tokens), d_model)           # (5, 8)
+out = attend(X + PE)
+out_perm = attend(X[perm] + PE)
+print("выход для переставленного входа == переставленный выход:", np.allclose(out_perm, out[perm]))
+print(f"наибольшее расхождение: {np.abs(out_perm - out[perm]).max():.3f}")
+assert not np.allclose(out_perm, out[perm])
+
+# %% [markdown]
+# И «мать любит дочь» наконец отличается от «дочь любит мать»: слово «мать» в двух фразах
+# получает разные векторы.
+
+# %%
+def attend_with_positions(words):
+    X = embed(words)
+    return attend(X + sinusoidal_encoding(len(words), d_model))
+
+
+a, b = "мать любит дочь".split(), "дочь любит мать".split()
+for word in a:
+    diff = np.abs(attend_with_positions(a)[a.index(word)] - attend_with_positions(b)[b.index(word)]).max()
+    print(f"«{word}»: выход в двух фразах отличается на {diff:.3f}")
+    assert diff > 0.01
+
+# %% [markdown]
+# ## Обучаемые позиции
+#
+# Второй способ — не придумывать формулу, а завести ещё одну таблицу эмбеддингов, теперь
+# для позиций: `Embedding(T_max, d_model)`, строка $t$ — вектор места $t$. Её учат вместе
+# с моделью. Так сделано в GPT-2: 1024 позиции по 768 чисел.
+
+# %%
+T_max = 16
+positions = nt.Embedding(T_max, d_model)                 # (T_max, d_model): по вектору на место
+X = embed(tokens)
+learned = positions(np.arange(len(tokens))).data         # (T, d_model): места 0…T−1
+out = attend(X + learned)
+out_perm = attend(X[perm] + learned)
+print("с обучаемыми позициями перестановка ничего не меняет?", np.allclose(out_perm, out[perm]))
+assert not np.allclose(out_perm, out[perm])
+
+# %% [markdown]
+# Разница между способами — в длинных текстах. Таблица кончается на `T_max`: места 16 в ней
+# просто нет (ошибка говорит о «номерах токенов» — для этой таблицы это номера мест).
+# Синусоиды считаются для любого $t$, и первые строки не зависят от того, сколько их всего:
+
+# %%
+try:
+    positions(np.arange(20))
+except ValueError as error:
+    print("обучаемые, T = 20:", error)
+print("синусоидальные, T = 1000:", sinusoidal_encoding(1000, d_model).shape)
+print("первые 5 строк те же, что при T = 5:",
+      np.allclose(sinusoidal_encoding(1000, d_model)[:5], sinusoidal_encoding(5, d_model)))
+
+# %% [markdown]
+# ## Поиграйте
+#
+# Ползунок «перемешать» ставит слова в новом порядке (0 — исходный). Слева — веса исходной
+# фразы, справа — переставленной. **Посмотрите:** без позиционных кодировок справа та же
+# картинка, только строки и столбцы переехали вместе со словами. Поставьте галочку
+# «позиционные кодировки» — надпись сверху сменится: теперь перестановка меняет сами веса.
+# Впишите свою фразу в поле «текст».
+
+# %% tags=["nbval-ignore-output"]
+from course_lib.widgets.permutation import permutation_explorer, permutation_view
+
+permutation_explorer(sentence="кот сел на тёплый коврик")
+
+# %% [markdown]
+# То же в числах, для первых пяти перемешиваний:
+
+# %%
+for positional in (False, True):
+    moved = [permutation_view("кот сел на тёплый коврик", shuffle, positional).moved_together for shuffle in range(1, 6)]
+    print(f"позиционные кодировки {'вкл ' if positional else 'выкл'}: веса только переставились? {moved}")
+
+# %% [markdown]
+# ## Упражнение 1. Матрица перестановки
+#
+# Напишите `permutation_matrix(order)`: по перестановке длины $T$ верните матрицу $P$
+# формы $(T, T)$ из нулей и единиц, такую что `P @ X == X[order]`.
+
+# %%
+from course_lib.exercises.permutation import check_equivariance_gap, check_permutation_matrix
+
+
+def permutation_matrix(order):
+    raise NotImplementedError  # ваш код здесь
+
+
+check_permutation_matrix(permutation_matrix)
+
+# %% jupyter={"source_hidden": true}
+# Решение: строка i матрицы P — единичный вектор e_order[i], он выбирает из X строку order[i].
+def permutation_matrix(order):
+    return np.eye(len(order))[order]
+
+
+check_permutation_matrix(permutation_matrix)
+
+# %% [markdown]
+# ## Упражнение 2. Докажите эквивариантность числом
+#
+# Напишите `equivariance_gap(f, X, order)`: наибольшее по модулю расхождение между
+# выходом для переставленного входа и переставленным выходом, $\max|f(X[\text{order}]) - f(X)[\text{order}]|$.
+# Для самовнимания без позиций оно должно быть ≈ 0, а с позициями — заметным.
+
+# %%
+def equivariance_gap(f, X, order):
+    raise NotImplementedError  # ваш код здесь
+
+
+check_equivariance_gap(equivariance_gap)
+
+# %% jupyter={"source_hidden": true}
+# Решение: f от переставленного входа против переставленного выхода f.
+def equivariance_gap(f, X, order):
+    return np.abs(f(X[order]) - f(X)[order]).max()
+
+
+check_equivariance_gap(equivariance_gap)
+
+# %% [markdown]
+# С готовой функцией — оба случая этого урока одной строкой:
+
+# %%
+X = embed(tokens)
+without = equivariance_gap(attend, X, perm)
+with_positions = equivariance_gap(lambda X: attend(X + sinusoidal_encoding(len(X), d_model)), X, perm)
+print(f"без позиций: {'< 1e-12' if without < 1e-12 else without};  с позициями: {with_positions:.3f}")
+
+# %% [markdown]
+# ## Итог
+#
+# - Самовнимание эквивариантно к перестановкам: переставили входы — выходы переставились
+#   так же, и больше ничего не изменилось. Веса переезжают строками и столбцами вместе.
+# - Причина — одна строчка алгебры: $\text{softmax}(PSP^\top)PV = P\,\text{softmax}(S)\,V$,
+#   потому что softmax считается по строкам, а $P^\top P = I$.
+# - Поэтому «мать любит дочь» и «дочь любит мать» для голого внимания неразличимы.
+# - Позиционные кодировки $X + PE$ сообщают место токена и ломают эту симметрию.
+#   Синусоидальные считаются формулой для любой длины; обучаемые — таблица `Embedding(T_max, d_model)`,
+#   которая кончается на `T_max`.
+#
+# **Дальше:** урок 05 — причинная маска. Оказывается, для GPT важно не только *где* стоит токен,
+# но и чтобы он не подглядывал в тех, кто стоит *после* него.

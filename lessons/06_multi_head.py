@@ -1,0 +1,353 @@
+# ---
+# jupyter:
+#   jupytext:
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Урок 06. Многоголовое внимание
+#
+# Одна голова внимания даёт каждому токену одно распределение весов — один «взгляд» на фразу.
+# Но связей в языке много сразу. Multi-head attention запускает $h$ голов параллельно, каждая
+# смотрит по-своему, а потом их выводы склеиваются и смешиваются матрицей $W_O$.
+#
+# **В этом уроке:**
+# - зачем несколько голов: «The glass ball fell on the steel table, and it shattered»;
+# - прочитаем `MultiHeadAttention.forward` и `_split` из `course_lib` и пройдём их с формами массивов;
+# - докажем в ячейках: одна большая матрица + `reshape` — это ровно $h$ маленьких голов;
+#   $W_O$ смешивает головы; параметров $4d_\text{model}^2 + 4d_\text{model}$ при любом $h$;
+# - посчитаем головы и параметры внимания настоящих моделей: от Transformer 2017 года до GPT-3.
+
+# %% [markdown]
+# ## Одна голова — один взгляд
+#
+# Пример из 3Blue1Brown: «The glass ball fell on the steel table, and it shattered». Чтобы понять
+# «shattered», слову нужно сразу несколько вещей: *что* разбилось (ball) и *почему* — оно
+# стеклянное (glass). А «table» полезно знать, что он стальной (steel).
+#
+# У одной головы строка весов — одно распределение, в сумме 1. Если «shattered» отдаст 0.9 слову
+# «glass», на «ball» останется не больше 0.1. Можно поделить поровну — но тогда оба значения
+# смешаются в одно среднее. Сравним одну голову и две на игрушечных числах:
+
+# %%
+import inspect
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import course_lib as nt
+from course_lib import vis
+
+# %%
+words = "The glass ball fell on the steel table, and it shattered".split()
+glass, ball = words.index("glass"), words.index("ball")
+V = np.random.default_rng(0).normal(size=(len(words), 4))       # (T, d_v): что каждое слово может передать
+
+
+def look_at(*targets, strength=8.0):
+    """Строка весов запроса «shattered», которая выделяет слова targets."""
+    scores = np.zeros(len(words))
+    scores[list(targets)] = strength
+    return nt.softmax(scores)                                     # (T,), в сумме 1
+
+
+def cos(a, b):
+    """Косинус угла между векторами: 1 — смотрят в одну сторону."""
+    return a @ b / np.linalg.norm(a) / np.linalg.norm(b)
+
+
+# %% [markdown]
+# Одна голова, которая хочет и «glass», и «ball», может только поделить вес между ними. Две головы
+# берут по слову. Насколько выход похож на значение нужного слова, мерим косинусом:
+
+# %%
+one = look_at(glass, ball) @ V                                    # одна голова пытается смотреть на оба слова
+head_1, head_2 = look_at(ball) @ V, look_at(glass) @ V            # две головы: у каждой своё слово
+print(f"одна голова:  вес glass {look_at(glass, ball)[glass]:.2f}, ball {look_at(glass, ball)[ball]:.2f};"
+      f"  сходство выхода с v_glass {cos(one, V[glass]):.2f}, с v_ball {cos(one, V[ball]):.2f}")
+print(f"две головы:   голова 1 ≈ v_ball ({cos(head_1, V[ball]):.2f}), голова 2 ≈ v_glass ({cos(head_2, V[glass]):.2f})")
+
+# %% [markdown]
+# Одна голова выдала среднее: оно похоже и на «glass», и на «ball» лишь отчасти (сходство 0.64 и 0.53),
+# и где чьё значение — уже не разобрать. Две головы донесли оба значения без потерь (сходство 1.00),
+# каждое в своей половине склеенного вектора. Дальше $W_O$ сможет
+# использовать оба. В обученных моделях так и выходит: одни головы следят за синтаксисом,
+# другие — за соседними словами, третьи — за тем, к чему относится «it».
+
+# %% [markdown]
+# ## `forward` и `_split`: читаем код
+#
+# Вот слой из `course_lib` и его метод `forward` целиком:
+
+# %%
+nt.manual_seed(0)
+mha = nt.MultiHeadAttention(d_model=16, num_heads=4)
+print(mha)
+print(inspect.getsource(nt.MultiHeadAttention.forward))
+
+# %% [markdown]
+# Весь фокус — в `_split` и `_merge`: последняя ось $d_\text{model}$ режется на $h$ кусков по
+# $d_\text{head} = d_\text{model} / h$, и ось голов переезжает вперёд. Склейка — то же в обратную сторону.
+
+# %%
+print(inspect.getsource(nt.MultiHeadAttention._split))
+print(inspect.getsource(nt.MultiHeadAttention._merge))
+
+# %% [markdown]
+# Пройдём `forward` руками на батче из $N = 2$ фраз по $T = 6$ токенов, $d_\text{model} = 16$, $h = 4$,
+# печатая форму после каждого шага:
+
+# %%
+N, T, D, h = 2, 6, 16, 4
+d_head = D // h                                                   # 16 / 4 = 4
+x = np.random.default_rng(0).normal(size=(N, T, D))               # (N, T, d_model)
+
+q_flat = mha.W_q(x)                                               # одна большая матрица (16, 16)
+q_cut = q_flat.reshape(N, T, h, d_head)                           # вектор каждого токена — на 4 куска
+q = q_cut.transpose(0, 2, 1, 3)                                   # ось голов вперёд
+k, v = mha._split(mha.W_k(x)), mha._split(mha.W_v(x))
+scores = (q @ k.swapaxes(-1, -2)) / np.sqrt(d_head)               # @ работает с последними двумя осями
+for name, value in [("x", x), ("W_q(x)", q_flat), ("reshape", q_cut), ("transpose = q", q), ("scores", scores)]:
+    print(f"{name:>14}: {value.shape}")
+print("руками == _split:", np.allclose(q.data, mha._split(q_flat).data))
+print("q — те же числа в той же памяти, что W_q(x):", np.shares_memory(q.data, q_flat.data))
+
+# %% [markdown]
+# `scores` имеет форму $(N, h, T, T)$: для каждой фразы и каждой головы — своя матрица $T \times T$.
+# NumPy считает `@` по двум последним осям, а первые две — «батч»: все $N \cdot h = 8$ матриц
+# за одно умножение. Доведём до конца и сравним с настоящим вызовом слоя:
+
+# %%
+weights = nt.softmax(scores)                                      # (N, h, T, T)
+context = weights @ v                                             # (N, h, T, d_head)
+merged = context.transpose(0, 2, 1, 3).reshape(N, T, D)           # (N, T, h, d_head) -> (N, T, D)
+out = mha.W_o(merged)                                             # (N, T, D)
+print("context:", context.shape, " merged:", merged.shape, " out:", out.shape)
+print("руками == mha(x):", np.allclose(out.data, mha(x).data), "  веса == mha.attn:", np.allclose(weights.data, mha.attn))
+
+# %% [markdown]
+# ## Одна большая матрица = $h$ маленьких голов
+#
+# По определению у каждой головы свои маленькие $W_Q^{(i)}, W_K^{(i)}, W_V^{(i)}$ размера
+# $d_\text{model} \times d_\text{head}$. Слой хранит их склеенными в одну $d_\text{model} \times d_\text{model}$:
+# голова $i$ — это столбцы $i \cdot d_\text{head} \dots (i+1) \cdot d_\text{head} - 1$. Вырежем их
+# и посчитаем каждую голову отдельно, своим `scaled_dot_product_attention`:
+
+# %%
+def head_params(linear, i):
+    """Кусок большой матрицы и смещения, принадлежащий голове i: (D, d_head) и (d_head,)."""
+    cols = slice(i * d_head, (i + 1) * d_head)
+    return linear.weight.data[:, cols], linear.bias.data[cols]
+
+
+heads = []
+for i in range(h):
+    q_i, k_i, v_i = (x @ W + b for W, b in (head_params(mha.W_q, i), head_params(mha.W_k, i), head_params(mha.W_v, i)))
+    context_i, weights_i = nt.scaled_dot_product_attention(q_i, k_i, v_i)     # (N, T, d_head), (N, T, T)
+    assert np.allclose(weights_i, mha.attn[:, i])                             # та же голова, что внутри слоя
+    heads.append(context_i)
+concat = np.concatenate(heads, axis=-1)                                        # (N, T, h · d_head) = (N, T, D)
+by_heads = concat @ mha.W_o.weight.data + mha.W_o.bias.data
+print("4 маленькие головы + склейка + W_O == mha(x):", np.allclose(by_heads, mha(x).data))
+
+# %% [markdown]
+# Значит, «многоголовость» ничего не стоит: вместо $h$ маленьких умножений — одно большое, а
+# `reshape` и `transpose` вообще не считают, а только по-другому смотрят на те же числа
+# (выше `np.shares_memory` показал: `q` лежит в той же памяти, что и `W_q(x)`).
+
+# %% [markdown]
+# ## $W_O$ смешивает головы
+#
+# После склейки координаты $0 \dots 3$ выхода пришли от головы 1, $4 \dots 7$ — от головы 2 и так
+# далее: головы лежат рядом, но не общаются. $W_O$ это меняет. Умножение склейки на $W_O$ — это
+# сумма вкладов голов, каждая через свои $d_\text{head}$ строк $W_O$:
+#
+# $$\text{concat}(c_1, \dots, c_h)\,W_O = \sum_i c_i\, W_O^{[i]}.$$
+
+# %%
+W_O = mha.W_o.weight.data                                                     # (D, D)
+as_sum = sum(heads[i] @ W_O[i * d_head:(i + 1) * d_head] for i in range(h)) + mha.W_o.bias.data
+print("склейка @ W_O == сумма вкладов голов:", np.allclose(as_sum, by_heads))
+
+changed = [c.copy() for c in heads]
+changed[1] += 1.0                                                             # поменяем выход только головы 2
+moved_concat = np.abs(np.concatenate(changed, axis=-1) - concat).max(axis=(0, 1)) > 0
+moved_out = np.abs(np.concatenate(changed, axis=-1) @ W_O - concat @ W_O).max(axis=(0, 1)) > 0
+print(f"поменяли голову 2 — сдвинулось координат: в склейке {moved_concat.sum()} из {D}, после W_O {moved_out.sum()} из {D}")
+
+# %% [markdown]
+# В склейке голова 2 трогает только свои 4 координаты, после $W_O$ — все 16: каждая координата
+# выхода теперь собрана из всех голов.
+
+# %% [markdown]
+# ## Параметров столько же, сколько у одной головы
+#
+# У слоя четыре матрицы $d_\text{model} \times d_\text{model}$ ($W_Q, W_K, W_V, W_O$) и четыре
+# смещения длины $d_\text{model}$: $4d_\text{model}^2 + 4d_\text{model}$. Число голов сюда не входит —
+# головы делят ту же ширину, а не добавляют новую. Не меняется и работа: $h$ матриц оценок
+# $T \times T$ по $d_\text{head}$ умножений на клетку — это $T^2 \cdot d_\text{model}$ умножений при любом $h$.
+
+# %%
+for heads_count in (1, 2, 4, 8, 16):
+    layer = nt.MultiHeadAttention(d_model=16, num_heads=heads_count)
+    multiplications = heads_count * T * T * layer.d_head                      # Q Kᵀ для всех голов одной фразы
+    print(f"h = {heads_count:>2}: d_head = {layer.d_head:>2}, параметров {layer.num_params()}"
+          f" = 4·16² + 4·16 = {4 * 16**2 + 4 * 16},  умножений в Q Kᵀ: {multiplications}")
+    assert layer.num_params() == 4 * 16**2 + 4 * 16
+
+# %% [markdown]
+# А если $d_\text{model}$ не делится на $h$, слой откажется — и скажет, какие $h$ подходят:
+
+# %%
+try:
+    nt.MultiHeadAttention(d_model=10, num_heads=4)
+except ValueError as error:
+    print(error)
+
+# %% [markdown]
+# ## Головы настоящих моделей
+#
+# Теперь посчитаем то же для моделей, о которых все слышали. У всех $d_\text{head} = d_\text{model} / h$,
+# а параметры внимания одного слоя — $4d_\text{model}^2 + 4d_\text{model}$ (со смещениями, как в `course_lib`).
+# У исходного Transformer 6 блоков энкодера и 6 блоков декодера, и в каждом блоке декодера два
+# слоя внимания (на себя и на энкодер) — всего 18. У GPT в каждом блоке один слой внимания.
+# Полное число параметров моделей — из их статей и опубликованных весов.
+
+# %%
+models = [  # имя, d_model, голов, слоёв внимания, всего параметров в модели
+    ("Transformer base (2017)", 512, 8, 18, 65e6),
+    ("GPT-2 small", 768, 12, 12, 124e6),
+    ("GPT-2 XL", 1600, 25, 48, 1558e6),
+    ("GPT-3", 12288, 96, 96, 175e9),
+]
+print(f"{'модель':<24}{'d_model':>8}{'h':>4}{'d_head':>7}{'слоёв':>6}{'на слой':>14}{'все слои':>17}{'доля':>6}")
+for name, d, heads_count, layers, total in models:
+    per_layer = 4 * d * d + 4 * d
+    print(f"{name:<24}{d:>8}{heads_count:>4}{d // heads_count:>7}{layers:>6}{per_layer:>14,}{per_layer * layers:>17,}"
+          f"{per_layer * layers / total:>6.0%}")
+    assert d % heads_count == 0
+
+# %% [markdown]
+# Что видно из таблицы:
+# - голова почти всегда шириной 64 (у GPT-3 — 128): модели растят число голов, а не их ширину;
+# - у GPT-3 96 голов в каждом из 96 блоков — 9216 голов, и внимание — около 58 миллиардов параметров,
+#   треть модели. Остальные две трети — другие части: полносвязные слои в каждом блоке и таблица эмбеддингов.
+
+# %%
+print("голов у GPT-3 всего:", 96 * 96)
+print(f"внимание GPT-3: {96 * (4 * 12288**2 + 4 * 12288) / 1e9:.1f} млрд параметров")
+
+# %% [markdown]
+# ## Поиграйте
+#
+# Ширина слоя здесь закреплена, $d_\text{model} = 24$. Ползунок `h` режет её на головы:
+# $d_\text{head} = 24 / h$. Над каждой панелью подписано, какие столбцы $Q$ и $K$ достались голове.
+# **Посмотрите:** при одном зерне матрицы $W_Q, W_K, W_V, W_O$ одни и те же при любом $h$ — меняется
+# только разрез, и с ним узоры весов. Число параметров наверху не меняется никогда. Поставьте
+# $h = 5$ или $7$ — 24 на них не делится, и виджет объяснит, что он показывает вместо этого.
+
+# %% tags=["nbval-ignore-output"]
+from course_lib.widgets.heads import heads_explorer, heads_view
+
+heads_explorer(heads=4)
+
+# %% [markdown]
+# То, что показывает виджет, в числах:
+
+# %%
+for heads_count in range(1, 9):
+    view = heads_view(heads_count)
+    note = f"  ← {heads_count} не делит 24, показано h = {view.heads}" if view.message else ""
+    print(f"h = {heads_count}: d_head = {view.d_head:>2}, панелей {len(view.weights)}, параметров {view.params}{note}")
+
+# %% [markdown]
+# И главный исследователь курса. Здесь у каждой головы своя ширина `d_k`, так что
+# $d_\text{model} = h \cdot d_k$ растёт вместе с числом голов. Выберите голову ползунком
+# «голова» и запрос — «запрос №»: столбики внизу покажут, куда смотрит именно она.
+# **Посмотрите** на энтропию $H$ над панелями: у этих случайных голов она близка к максимуму
+# $\log_2 T$ — веса почти поровну. Острые узоры, как в первом виджете, у настоящих моделей
+# появляются от обучения (урок 07).
+
+# %% tags=["nbval-ignore-output"]
+from course_lib.widgets.explorer import attention_explorer, attention_view
+
+attention_explorer(sentence=" ".join(words), heads=4)
+
+# %% [markdown]
+# Энтропия строки «The» у каждой головы против максимума $\log_2 11$:
+
+# %%
+view = attention_view(" ".join(words), T=len(words), d_k=8, heads=4, query=0)
+print("H по головам, бит:", view.entropy.round(2), f"  максимум log2(T) = {np.log2(len(words)):.2f}")
+
+# %% [markdown]
+# ## Упражнение 1. Разрежьте на головы
+#
+# Напишите `split_heads(x, h)`: массив $(N, T, D)$ → $(N, h, T, d_\text{head})$, где голова $i$
+# получает столбцы $i \cdot d_\text{head} \dots (i+1) \cdot d_\text{head} - 1$. Как `_split`, только
+# $h$ передаётся аргументом.
+
+# %%
+from course_lib.exercises.multi_head import check_merge_heads, check_split_heads
+
+
+def split_heads(x, h):
+    raise NotImplementedError  # ваш код здесь
+
+
+check_split_heads(split_heads)
+
+# %% jupyter={"source_hidden": true}
+# Решение: сначала режем вектор каждого токена (reshape), потом выносим ось голов вперёд (transpose).
+def split_heads(x, h):
+    N, T, D = x.shape
+    return x.reshape(N, T, h, D // h).transpose(0, 2, 1, 3)
+
+
+check_split_heads(split_heads)
+
+# %% [markdown]
+# ## Упражнение 2. Склейте обратно
+#
+# Напишите `merge_heads(x)`: $(N, h, T, d_\text{head})$ → $(N, T, h \cdot d_\text{head})$. Проверка
+# подставит вашу функцию вместо `_merge` в настоящий слой и сравнит выходы.
+
+# %%
+def merge_heads(x):
+    raise NotImplementedError  # ваш код здесь
+
+
+check_merge_heads(merge_heads)
+
+# %% jupyter={"source_hidden": true}
+# Решение: ось голов обратно к d_head (transpose), потом склеить последние две оси (reshape).
+def merge_heads(x):
+    N, h, T, d_head = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(N, T, h * d_head)
+
+
+check_merge_heads(merge_heads)
+
+# %% [markdown]
+# ## Итог
+#
+# - Одна голова — одно распределение на токен; несколько голов держат несколько связей сразу,
+#   не смешивая их значения.
+# - `_split`: $(N, T, D) \to (N, T, h, d_\text{head}) \to (N, h, T, d_\text{head})$; дальше `@` считает все
+#   головы одним умножением; `_merge` — обратно.
+# - Одна большая $W_Q$ и `reshape` — ровно $h$ маленьких голов со своими столбцами $W_Q$.
+# - $W_O$ — это сумма вкладов голов: после неё каждая координата выхода зависит от всех голов.
+# - Параметров $4d_\text{model}^2 + 4d_\text{model}$ при любом $h$: головы делят ширину, а не добавляют её.
+# - Настоящие модели: голова шириной 64–128, голов 8 (Transformer), 12–25 (GPT-2), 96 × 96 (GPT-3);
+#   внимание — примерно треть всех параметров.
+#
+# **Дальше:** урок 07 — до сих пор все веса были случайными. Обучим маленькие модели прямо на вашем
+# процессоре и посмотрим, как внимание находит нужное слово, а две головы делят работу.
