@@ -7,19 +7,19 @@
 отдельно для сдвигов, не меняющих раскладку (d_k, зерно, маска, √d_k, запрос, голова), и для
 меняющих её (T, число голов) — тогда фигура перерисовывается целиком.
 
-Для сравнения — два других способа на той же фигуре: полная перерисовка с PNG на каждый сдвиг
-(так работает inline-бэкенд с Output) и blitting с JPEG вместо PNG.
+Для сравнения — два других способа на той же фигуре: полная перерисовка на каждый сдвиг
+(так работает inline-бэкенд с Output: фигура рисуется заново и сжимается в PNG) и blitting
+с PNG вместо JPEG.
 Цель: p50 ≤ 50 мс и p95 ≤ 100 мс при T=16, 4 головы.
 """
 
-import io
 import os
 import time
 
 import numpy as np
 
 from course_lib.widgets import attention_explorer
-from course_lib.widgets import _live
+from course_lib.widgets._live import encode_png
 
 WORDS = ("кот сел на тёплый коврик и долго смотрел в окно на улицу где шёл дождь а потом уснул "
          "рядом с большой собакой которая тоже любила тёплые места у батареи зимой").split()
@@ -58,14 +58,6 @@ def measure(T, heads, encode=None, full_redraw=False):
     return timings
 
 
-def jpeg(frame):
-    from PIL import Image
-
-    buffer = io.BytesIO()
-    Image.fromarray(frame[..., :3]).save(buffer, format="jpeg", quality=90)
-    return buffer.getvalue()
-
-
 def row(label, values):
     if not values:
         return f"{label:<44} {'—':>8}"
@@ -79,12 +71,12 @@ def main():
     for T, heads in ((16, 4), (32, 8)):
         print(f"--- T = {T}, голов = {heads} ---")
         blit = measure(T, heads)
-        print(row("blitting + PNG (по умолчанию): все сдвиги", blit["same"] + blit["layout"]))
+        print(row("blitting + JPEG (по умолчанию): все сдвиги", blit["same"] + blit["layout"]))
         print(row("  без смены раскладки", blit["same"]))
         print(row("  со сменой раскладки (T, голов)", blit["layout"]))
-        fast = measure(T, heads, encode=jpeg)
-        print(row("blitting + JPEG: все сдвиги", fast["same"] + fast["layout"]))
-        full = measure(T, heads, full_redraw=True)
+        png = measure(T, heads, encode=encode_png)
+        print(row("blitting + PNG: все сдвиги", png["same"] + png["layout"]))
+        full = measure(T, heads, encode=encode_png, full_redraw=True)
         print(row("полная перерисовка + PNG (как inline)", full["same"]))
 
 

@@ -70,10 +70,11 @@ def heatmap(weights, xlabels=None, ylabels=None, title=None, ax=None, mask=None,
     return fig
 
 
-def heads(weights, tokens, title=None, axes=None, mask=None, ncols=4):
+def heads(weights, tokens, title=None, axes=None, mask=None, ncols=4, cax=None):
     """Веса всех голов (h, T, T) — по панели на голову, одна шкала 0…1 и один цветовой столбик.
 
     Подписи ключей — под каждой панелью, подписи запросов — только у левых панелей.
+    cax — готовые оси для цветового столбика (иначе он отнимает место у панелей).
     """
     weights = _as_array(weights)
     if weights.ndim == 4 and weights.shape[0] == 1:
@@ -103,7 +104,10 @@ def heads(weights, tokens, title=None, axes=None, mask=None, ncols=4):
             ax.set_yticks([])
     for ax in axes[h:]:
         ax.set_visible(False)
-    fig.colorbar(axes[0].images[0], ax=axes[:h], shrink=0.8, label="вес")
+    if cax is not None:
+        fig.colorbar(axes[0].images[0], cax=cax, label="вес")
+    else:
+        fig.colorbar(axes[0].images[0], ax=axes[:h], shrink=0.8, label="вес")
     if title:
         fig.suptitle(title)
     return fig

@@ -70,15 +70,29 @@ class Drive:
 # Клавиши — как у noUiSlider: ArrowRight/ArrowLeft — шаг, PageUp/PageDown — пять шагов, Home/End — края.
 NOTEBOOKS = {
     "00_start_here.ipynb": [Drive("τ", "ArrowRight", 10), Drive("τ", "PageUp", 1)],
+    "01_embeddings.ipynb": [Drive("предложение", "ArrowRight", 4), Drive("соседей", "ArrowRight", 2)],
+    "02_soft_search.ipynb": [Drive("τ", "ArrowLeft", 2), Drive("q₁", "ArrowRight", 2, widget=1),
+                             Drive("τ", "ArrowLeft", 2, widget=1)],
+    # 03: сначала scaling_explorer (свой «d_k»), потом главный исследователь (T, d_k, голов).
+    "03_self_attention.ipynb": [Drive("d_k", "ArrowRight", 2, widget=0), Drive("T", "ArrowLeft", 2, widget=1),
+                                Drive("d_k", "ArrowRight", 2, widget=1), Drive("голов", "ArrowRight", 1, widget=1)],
+    "04_permutation_and_position.ipynb": [Drive("перемешать", "ArrowRight", 3)],
+    "05_causal_mask.ipynb": [Drive("T", "ArrowRight", 3), Drive("запрос №", "ArrowLeft", 2)],
+    "06_multi_head.ipynb": [Drive("h", "ArrowRight", 4), Drive("голова", "ArrowRight", 2, widget=1)],
+    "07_trained_attention.ipynb": [Drive("шаг", "ArrowRight", 3, widget=0), Drive("шаг", "ArrowRight", 3, widget=1),
+                                   Drive("голова", "ArrowRight", 1, widget=1)],
+    "08_price_of_attention.ipynb": [Drive("блок B", "ArrowRight", 2), Drive("прочитано", "ArrowRight", 2),
+                                    Drive("окно", "ArrowRight", 2, widget=1)],
     "explorer.ipynb": [
-        # В предложении 9 слов, и T = 9 — уже край (T не длиннее предложения): T двигаем влево.
+        # В предложении 9 слов и T = 9: вправо T «упирается» в длину предложения (картинка та же,
+        # меняется только пояснение), поэтому T двигаем влево — токенов становится меньше.
         Drive("T", "ArrowLeft", 2),
         Drive("d_k", "ArrowRight", 3),
         Drive("голов", "ArrowRight", 2),
     ],
 }
 
-# Главного исследователя (attention_explorer) пока нет ни в одном уроке — тетрадку для него делает тест.
+# Главный исследователь в известном состоянии (9 слов, 2 головы) — тетрадку для него делает тест.
 GENERATED = {
     "explorer.ipynb": [
         "from course_lib.widgets import attention_explorer",

@@ -51,8 +51,9 @@ class Embedding(Module):
             raise TypeError(f"Embedding: ожидались целые номера токенов, а пришёл dtype {ids.dtype}")
         if ids.size and (ids.min() < 0 or ids.max() >= self.num_embeddings):
             raise ValueError(
-                f"Embedding: номера токенов должны быть от 0 до {self.num_embeddings - 1}, "
-                f"а встретились {ids.min()}…{ids.max()}. Словарь больше таблицы?"
+                f"Embedding: номера строк должны быть от 0 до {self.num_embeddings - 1}, "
+                f"а встретились {ids.min()}…{ids.max()}. Таблица меньше, чем нужно: "
+                f"увеличьте num_embeddings (размер словаря или наибольшую длину T)"
             )
         return self.weight[ids]                          # (...) -> (..., dim)
 

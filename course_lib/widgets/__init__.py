@@ -5,15 +5,25 @@
 """
 
 from course_lib.widgets.causal import causal_explorer, causal_view
+from course_lib.widgets.efficient import (local_window_explorer, local_window_view, online_softmax_explorer,
+                                          online_softmax_view)
+from course_lib.widgets.embeddings import embeddings_explorer, neighbours_view
 from course_lib.widgets.explorer import attention_explorer, attention_view
+from course_lib.widgets.heads import heads_explorer, heads_view
 from course_lib.widgets.permutation import permutation_explorer, permutation_view
 from course_lib.widgets.scaling import scaling_explorer, scaling_view
+from course_lib.widgets.soft_search import soft_search_explorer, soft_search_view
 from course_lib.widgets.softmax import softmax_explorer, softmax_view, temperature_heatmap, temperature_view
+from course_lib.widgets.training import snapshot_view, training_explorer
 
 __all__ = [
-    "attention_explorer", "attention_view",
-    "temperature_heatmap", "temperature_view", "softmax_explorer", "softmax_view",
-    "scaling_explorer", "scaling_view",
-    "permutation_explorer", "permutation_view",
-    "causal_explorer", "causal_view",
+    "temperature_heatmap", "temperature_view",                           # урок 00
+    "embeddings_explorer", "neighbours_view",                            # урок 01
+    "softmax_explorer", "softmax_view", "soft_search_explorer", "soft_search_view",   # урок 02
+    "scaling_explorer", "scaling_view", "attention_explorer", "attention_view",       # урок 03
+    "permutation_explorer", "permutation_view",                          # урок 04
+    "causal_explorer", "causal_view",                                    # урок 05
+    "heads_explorer", "heads_view",                                      # урок 06
+    "training_explorer", "snapshot_view",                                # урок 07
+    "online_softmax_explorer", "online_softmax_view", "local_window_explorer", "local_window_view",  # урок 08
 ]

@@ -9,8 +9,11 @@
 
 Здесь только проводка. Пока раскладка та же (`painter.layout_key(вид)`), фон с осями и
 подписями не перерисовывается: он сохранён, и поверх рисуются лишь меняющиеся артисты
-(приём blitting из matplotlib). Готовый кадр уходит PNG-файлом в виджет Image: фигура
-не пересоздаётся и вывод не очищается, поэтому ничего не мигает.
+(приём blitting из matplotlib). Готовый кадр уходит JPEG-файлом в виджет Image (JPEG
+сжимается в несколько раз быстрее PNG, см. benchmarks/widgets.py): фигура не пересоздаётся
+и вывод не очищается, поэтому ничего не мигает. Числа, которые меняются с каждым сдвигом
+(энтропия, наибольший вес), художник может отдать текстом в `caption(вид)` — их рисует
+браузер, а не matplotlib.
 """
 
 import base64
@@ -47,7 +50,8 @@ class LiveFigure:
         self._cache = OrderedDict()      # раскладка -> (художник, фигура, фон)
         self.cache_size = cache_size
         self.full_redraws = 0
-        self.encode = encode_png
+        self.format, self.encode = "jpeg", encode_jpeg
+        self.frame = None
 
     def render(self, view):
         """Рисует вид и возвращает кадр (H, W, 4) uint8."""
@@ -69,7 +73,8 @@ class LiveFigure:
         self.painter.refresh(view)
         for artist in self.painter.dynamic:
             self.fig.draw_artist(artist)
-        return np.asarray(self.fig.canvas.buffer_rgba())
+        self.frame = np.asarray(self.fig.canvas.buffer_rgba())
+        return self.frame
 
     def _fresh(self):
         """Первый раз — фигура и художник, которых нам дали; дальше — их чистые копии."""
@@ -79,13 +84,19 @@ class LiveFigure:
         return copy.copy(painter), new_figure(*size, layout="constrained" if constrained else None)
 
     def picture(self, view):
-        """Кадр, готовый для виджета Image (по умолчанию PNG)."""
+        """Кадр, готовый для виджета Image, в формате `self.format`."""
         return self.encode(self.render(view))
 
 
 def encode_png(frame):
     buffer = io.BytesIO()
-    Image.fromarray(frame).save(buffer, format="png", compress_level=1)   # быстрое сжатие: кадр живёт миг
+    Image.fromarray(frame[..., :3]).save(buffer, format="png", compress_level=1)   # быстрое сжатие
+    return buffer.getvalue()
+
+
+def encode_jpeg(frame):
+    buffer = io.BytesIO()
+    Image.fromarray(frame[..., :3]).save(buffer, format="jpeg", quality=92)   # 92: текст без заметных ореолов
     return buffer.getvalue()
 
 
@@ -97,12 +108,13 @@ class Explorer(widgets.VBox):
     """
 
     def __init__(self, controls, view, painter, fig):
-        self.controls, self.view = controls, view
+        self.controls, self.view, self.painter = controls, view, painter
         self.live = LiveFigure(painter, fig)
-        self.image = widgets.Image(format="png", layout=widgets.Layout(align_self="flex-start"))  # 1:1, не растягивать
-        self.message = widgets.HTML()
+        self.image = widgets.Image(format=self.live.format,
+                                   layout=widgets.Layout(align_self="flex-start"))   # 1:1, не растягивать
+        self.message, self.caption = widgets.HTML(), widgets.HTML()
         rows = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
-        super().__init__([rows, self.message, self.image])
+        super().__init__([rows, self.message, self.caption, self.image])
         self._syncing = False
         for control in controls.values():
             control.observe(self._on_change, names="value")
@@ -128,10 +140,11 @@ class Explorer(widgets.VBox):
         self.state = self.view(**self.values())
         warning = self.state.message
         self.message.value = f"<span style='color:#a00'>⚠ {warning}</span>" if warning else ""
+        self.caption.value = self.painter.caption(self.state) if hasattr(self.painter, "caption") else ""
         self.image.value = self.live.picture(self.state)
         return self.state
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)
-        bundle["image/png"] = base64.b64encode(self.image.value).decode("ascii")
+        bundle["image/png"] = base64.b64encode(encode_png(self.live.frame)).decode("ascii")
         return bundle

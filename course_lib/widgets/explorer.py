@@ -110,32 +110,52 @@ class ExplorerPainter:
         h, T = len(view.weights), len(view.tokens)
         cols = min(h, 4)
         rows = -(-h // cols)
-        fig.set_size_inches(max(6.0, 2.7 * cols + 1.2), 2.9 * rows + 2.6)
-        grid = fig.add_gridspec(rows + 1, cols, height_ratios=[1] * rows + [0.8])
-        head_axes = [fig.add_subplot(grid[i // cols, i % cols]) for i in range(h)]
-        bar_ax = fig.add_subplot(grid[rows, :])
         size = 9 if T <= 10 else 7 if T <= 20 else 5.5
-        vis.heads(view.weights, view.tokens, axes=head_axes, mask=view.mask, ncols=cols)
+        # Раскладка считается здесь, в дюймах, а не движком matplotlib: при смене T или числа
+        # голов фигура строится заново, и автоматическая раскладка удвоила бы это время.
+        labels = 0.6 * size / 72 * max(len(t) for t in view.tokens) + 0.15   # повёрнутые подписи
+        panel, gap, title = 2.3, 0.3, 0.35
+        left, colorbar, bar = 0.45 + labels, 0.9, 1.5
+        width = left + cols * panel + (cols - 1) * gap + colorbar
+        height = rows * (title + panel + labels) + title + bar + labels + 0.1
+        fig.set_size_inches(width, height)
+
+        def box(x, y, w, h):          # дюймы от левого нижнего угла -> доли фигуры
+            return [x / width, y / height, w / width, h / height]
+
+        head_axes = []
+        for i in range(h):
+            r, c = divmod(i, cols)
+            bottom = height - (r + 1) * (title + panel + labels) + labels
+            head_axes.append(fig.add_axes(box(left + c * (panel + gap), bottom, panel, panel)))
+        cax = fig.add_axes(box(width - colorbar + 0.2, height - title - panel, 0.15, panel))
+        bar_ax = fig.add_axes(box(left, labels + 0.1, width - left - colorbar, bar))
+        vis.heads(view.weights, view.tokens, axes=head_axes, mask=view.mask, ncols=cols, cax=cax)
         vis.row(view.weights[view.head - 1], view.tokens, view.query, ax=bar_ax, title=" ")
         for ax in head_axes + [bar_ax]:
             ax.tick_params(labelsize=size)
         self.images = [ax.images[0] for ax in head_axes]
-        self.titles = [ax.title for ax in head_axes]
         self.frames = [ax.add_patch(_row_frame(T)) for ax in head_axes]
         self.bars = list(bar_ax.patches)
         self.bar_title = bar_ax.title
-        self.dynamic = self.images + self.titles + self.frames + self.bars + [self.bar_title]
-        self.refresh(view)             # настоящие подписи уже сейчас: раскладка оставит под них место
+        self.dynamic = self.images + self.frames + self.bars + [self.bar_title]
 
     def refresh(self, view):
         hidden = ~view.mask
-        for i, (image, title, frame) in enumerate(zip(self.images, self.titles, self.frames)):
+        for i, (image, frame) in enumerate(zip(self.images, self.frames)):
             image.set_data(np.ma.masked_where(hidden, view.weights[i]))
-            title.set_text(f"голова {i + 1}\nH = {view.entropy[i]:.2f} бит, max {view.peak[i]:.2f}")
             frame.set_y(view.query - 0.5)
         for bar, weight in zip(self.bars, view.weights[view.head - 1, view.query]):
             bar.set_height(weight)
         self.bar_title.set_text(f"куда смотрит «{view.tokens[view.query]}» (голова {view.head})")
+
+
+    def caption(self, view):
+        """Числа по головам для строки выбранного запроса — HTML-таблицей под ползунками."""
+        cells = "".join(f"<td style='padding:0 10px'>голова {i + 1}: H = {H:.2f} бит, max = {top:.2f}</td>"
+                        for i, (H, top) in enumerate(zip(view.entropy, view.peak)))
+        return (f"<b>запрос «{view.tokens[view.query]}»</b> — энтропия строки (0 — смотрит в одну точку, "
+                f"{np.log2(len(view.tokens)):.2f} — поровну на всех) и наибольший вес:<table><tr>{cells}</tr></table>")
 
 
 def _longest_T(sentence):
@@ -187,4 +207,4 @@ def attention_explorer(sentence=DEFAULT_SENTENCE, d_k=8, heads=2, causal=False, 
         "head": widgets.IntSlider(value=1, min=1, max=heads, description="голова"),
     }
     view = functools.partial(attention_view, model=model, embed=embed)
-    return AttentionExplorer(controls, view, ExplorerPainter(), new_figure(8, 6))
+    return AttentionExplorer(controls, view, ExplorerPainter(), new_figure(8, 6, layout=None))

@@ -97,7 +97,7 @@ class HeadsPainter:
 def heads_explorer(heads=2, sentence=SENTENCE, d_model=D_MODEL, seed=0):
     """Ползунок числа голов h при неизменной ширине d_model и зерно случайных весов."""
     controls = {
-        "heads": widgets.IntSlider(value=heads, min=1, max=MAX_HEADS, description="h"),
+        "heads": widgets.IntSlider(value=heads, min=1, max=MAX_HEADS, description="h", continuous_update=False),
         "seed": widgets.IntSlider(value=seed, min=0, max=99, description="зерно"),
     }
 

@@ -59,7 +59,7 @@ class PermutationPainter:
                               else "веса изменились не только перестановкой: позиции что-то значат")
 
 
-def permutation_explorer(sentence="собака кусает человека", positional=False):
+def permutation_explorer(sentence="кот сел на тёплый коврик", positional=False):
     """Номер перемешивания (0 — исходный порядок) и позиционные кодировки вкл/выкл."""
     controls = {
         "sentence": widgets.Text(value=sentence, description="текст", continuous_update=False),
