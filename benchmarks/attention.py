@@ -3,6 +3,7 @@
 Запуск из корня репозитория:
 
     .venv/bin/python benchmarks/attention.py
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/attention.py   # всё в один поток
 
 Размеры: N=8 последовательностей по T=256 токенов, d_model=256, h=8 голов, causal=True;
 типы float32 и float64. Для каждого случая печатается время (медиана по повторам после
