@@ -119,6 +119,7 @@ class ExplorerPainter:
         width = left + cols * panel + (cols - 1) * gap + colorbar
         height = rows * (title + panel + labels) + title + bar + labels + 0.1
         fig.set_size_inches(width, height)
+        fig.set_layout_engine("none")
 
         def box(x, y, w, h):          # дюймы от левого нижнего угла -> доли фигуры
             return [x / width, y / height, w / width, h / height]
