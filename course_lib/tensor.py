@@ -11,6 +11,9 @@ import numbers
 
 import numpy as np
 
+from course_lib._matmul import batched_matmul, vector_matmul_grads
+from course_lib.shape_ops import ShapeOps
+
 _grad_enabled = True
 
 
@@ -25,7 +28,7 @@ def no_grad():
         _grad_enabled = previous
 
 
-class Tensor:
+class Tensor(ShapeOps):
     """Массив NumPy плюс то, что нужно для градиента: `.grad` и ссылки на входы."""
 
     __array_ufunc__ = None   # `массив @ tensor`, `np.float64 * tensor`: NumPy уступает нашим __rmatmul__, __rmul__, …
@@ -50,10 +53,6 @@ class Tensor:
     @property
     def dtype(self):
         return self.data.dtype
-
-    @property
-    def T(self):
-        return self.swapaxes(-1, -2)
 
     def __len__(self):
         return len(self.data)
@@ -172,13 +171,13 @@ class Tensor:
 
     def __matmul__(self, other):
         other = as_tensor(other, like=self)
-        out = self._child(_matmul(self.data, other.data), other)
+        out = self._child(batched_matmul(self.data, other.data), other)
 
         def _backward(g):
             a, b = self.data, other.data
             if a.ndim == 1 or b.ndim == 1:
-                return _matmul_vector_grads(a, b, g)
-            grad_a = _matmul(g, np.swapaxes(b, -1, -2))             # dL/dA = G Bᵀ
+                return vector_matmul_grads(a, b, g)
+            grad_a = batched_matmul(g, np.swapaxes(b, -1, -2))      # dL/dA = G Bᵀ
             if b.ndim == 2:   # одна матрица весов на весь батч (Linear): одно большое умножение
                 grad_b = a.reshape(-1, a.shape[-1]).T @ g.reshape(-1, g.shape[-1])
             else:
@@ -252,47 +251,6 @@ class Tensor:
         out._backward = _backward
         return out
 
-    # ---- форма ---------------------------------------------------------------------
-
-    def reshape(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        out = self._child(self.data.reshape(shape))
-        out._backward = lambda g: (g.reshape(self.shape),)
-        return out
-
-    def transpose(self, *axes):
-        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-        axes = axes or tuple(reversed(range(self.ndim)))
-        out = self._child(self.data.transpose(axes))
-        inverse = np.argsort([a % self.ndim for a in axes])   # оси могут быть отрицательными, как в NumPy
-        out._backward = lambda g: (g.transpose(inverse),)
-        return out
-
-    def swapaxes(self, axis1, axis2):
-        out = self._child(self.data.swapaxes(axis1, axis2))
-        out._backward = lambda g: (g.swapaxes(axis1, axis2),)
-        return out
-
-    def __getitem__(self, index):
-        index = index.data if isinstance(index, Tensor) else index
-        out = self._child(self.data[index])
-
-        def _backward(g):
-            grad = np.zeros_like(self.data)
-            np.add.at(grad, index, g)   # одна строка может быть выбрана несколько раз
-            return (grad,)
-
-        out._backward = _backward
-        return out
-
-    def astype(self, dtype):
-        """Приведение типа; градиент возвращается в исходном типе."""
-        if self.dtype == dtype:
-            return self
-        out = self._child(self.data.astype(dtype))
-        out._backward = lambda g: (g.astype(self.dtype),)
-        return out
-
 
 def concatenate(tensors, axis=0):
     """Склеивает тензоры вдоль оси `axis`; градиент режется обратно на куски."""
@@ -323,26 +281,6 @@ def as_tensor(x, like=None):
     if like is not None and np.isscalar(x) and np.issubdtype(like.dtype, np.floating):
         return Tensor(np.asarray(x, dtype=like.dtype))
     return Tensor(np.asarray(x))
-
-
-def _matmul(a, b):
-    """a @ b; батч (..., n, k) на одну матрицу (k, m) — одним умножением (…·n, k) @ (k, m).
-
-    Ответ тот же, но NumPy сам вызвал бы BLAS отдельно для каждого элемента батча,
-    а одно большое умножение BLAS делает заметно быстрее (особенно в несколько потоков).
-    """
-    if a.ndim <= 2 or b.ndim != 2 or a.size == 0:
-        return a @ b
-    return (a.reshape(-1, a.shape[-1]) @ b).reshape(a.shape[:-1] + b.shape[-1:])
-
-
-def _matmul_vector_grads(a, b, g):
-    """Градиенты `a @ b`, когда хотя бы один из них — вектор (NumPy тогда не добавляет ось)."""
-    if a.ndim == 1 and b.ndim == 1:                                    # скалярное произведение
-        return g * b, g * a
-    if a.ndim == 1:                                                    # (n,) @ (..., n, m) -> (..., m)
-        return (b @ g[..., None])[..., 0], a[:, None] * g[..., None, :]
-    return g[..., None] * b, (np.swapaxes(a, -1, -2) @ g[..., None])[..., 0]   # (..., n, m) @ (m,)
 
 
 def _unbroadcast(grad, shape):

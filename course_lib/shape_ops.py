@@ -1,0 +1,55 @@
+"""Операции над формой тензора: reshape, transpose, индексация, смена типа (урок 06 режет головы ими).
+
+Значения они не меняют — только раскладывают по-другому, поэтому градиент просто
+раскладывается обратно. Tensor (tensor.py) получает эти методы от класса ShapeOps.
+"""
+
+import numpy as np
+
+
+class ShapeOps:
+    """Методы формы для Tensor; `_child` — из Tensor: результат помнит свой вход."""
+
+    @property
+    def T(self):
+        """Меняет местами две последние оси (для батча матриц — транспонирует каждую)."""
+        return self.swapaxes(-1, -2)
+
+    def reshape(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        out = self._child(self.data.reshape(shape))
+        out._backward = lambda g: (g.reshape(self.shape),)
+        return out
+
+    def transpose(self, *axes):
+        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        axes = axes or tuple(reversed(range(self.ndim)))
+        out = self._child(self.data.transpose(axes))
+        inverse = np.argsort([a % self.ndim for a in axes])   # оси могут быть отрицательными, как в NumPy
+        out._backward = lambda g: (g.transpose(inverse),)
+        return out
+
+    def swapaxes(self, axis1, axis2):
+        out = self._child(self.data.swapaxes(axis1, axis2))
+        out._backward = lambda g: (g.swapaxes(axis1, axis2),)
+        return out
+
+    def __getitem__(self, index):
+        index = index.data if isinstance(index, ShapeOps) else index   # Tensor-индексы тоже годятся
+        out = self._child(self.data[index])
+
+        def _backward(g):
+            grad = np.zeros_like(self.data)
+            np.add.at(grad, index, g)   # одна строка может быть выбрана несколько раз
+            return (grad,)
+
+        out._backward = _backward
+        return out
+
+    def astype(self, dtype):
+        """Приведение типа; градиент возвращается в исходном типе."""
+        if self.dtype == dtype:
+            return self
+        out = self._child(self.data.astype(dtype))
+        out._backward = lambda g: (g.astype(self.dtype),)
+        return out
