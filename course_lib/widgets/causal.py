@@ -6,6 +6,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from course_lib import vis
+from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.explorer import attention_view
 
 SENTENCE = "Your journey starts with one step and then another one follows"
@@ -28,7 +29,13 @@ def causal_view(T, causal, query, sentence=SENTENCE, seed=0):
     return CausalView(full.tokens, full.weights[0], full.mask, full.query, hidden, full.message)
 
 
-class CausalPainter:
+class MaskedRowPainter:
+    """Матрица весов со спрятанными (серыми) клетками и столбики строки выбранного запроса.
+
+    Общий для причинной маски и локального окна (урок 08): наследник задаёт подписи —
+    `matrix_title(вид)` и `row_title(вид)`.
+    """
+
     def layout_key(self, view):
         return tuple(view.tokens)
 
@@ -43,16 +50,26 @@ class CausalPainter:
 
     def refresh(self, view):
         self.image.set_data(np.ma.masked_where(~view.mask, view.weights))
-        self.title.set_text(f"серые клетки спрятаны: {view.hidden} из {view.mask.size}")
-        for bar, weight in zip(self.bars, view.weights[view.query]):
+        self.title.set_text(self.matrix_title(view))
+        for bar, weight, allowed in zip(self.bars, view.weights[view.query], view.mask[view.query]):
             bar.set_height(weight)
-        self.bar_title.set_text(f"куда смотрит «{view.tokens[view.query]}»")
+            bar.set_color(vis.BAR_COLOR if allowed else vis.HIDDEN_COLOR)
+        self.bar_title.set_text(self.row_title(view))
+
+    def matrix_title(self, view):
+        return ""
+
+    def row_title(self, view):
+        return f"куда смотрит «{view.tokens[view.query]}»"
+
+
+class CausalPainter(MaskedRowPainter):
+    def matrix_title(self, view):
+        return f"серые клетки спрятаны: {view.hidden} из {view.mask.size}"
 
 
 def causal_explorer(T=6, causal=True):
     """Ползунок T, маска вкл/выкл, выбор запроса; спрятанные маской клетки — серые."""
-    from course_lib.widgets._live import Explorer, new_figure
-
     controls = {
         "T": widgets.IntSlider(value=T, min=1, max=len(SENTENCE.split()), description="T", continuous_update=False),
         "causal": widgets.Checkbox(value=causal, description="причинная маска"),

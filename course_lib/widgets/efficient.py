@@ -15,6 +15,7 @@ from course_lib.efficient import online_softmax_step
 from course_lib.functional import softmax
 from course_lib.local import allowed_cells, local_mask
 from course_lib.widgets._live import Explorer, new_figure
+from course_lib.widgets.causal import MaskedRowPainter
 
 N_KEYS = 24
 CURRENT_COLOR, WAITING_COLOR = "#fde725", vis.HIDDEN_COLOR    # текущий блок — жёлтый из viridis, не прочитанные — серые
@@ -204,27 +205,13 @@ def local_window_view(window, query=9, seed=0):
                            lost, "; ".join(notes))
 
 
-class LocalWindowPainter:
-    def layout_key(self, view):
-        return tuple(view.tokens)
+class LocalWindowPainter(MaskedRowPainter):
+    def matrix_title(self, view):
+        return f"окно {view.window}: {view.allowed} клеток\n(у причинной маски {view.causal_allowed})"
 
-    def build(self, fig, view):
-        matrix_ax, bar_ax = fig.subplots(1, 2, width_ratios=[1.1, 1])
-        vis.heatmap(view.weights, view.tokens, view.tokens, ax=matrix_ax, mask=view.mask, title=" ")
-        vis.row(view.weights, view.tokens, view.query, ax=bar_ax, title=" ")
-        self.image, self.title = matrix_ax.images[0], matrix_ax.title
-        self.bars, self.bar_title = list(bar_ax.patches), bar_ax.title
-        self.dynamic = [self.image, self.title, *self.bars, self.bar_title]
-        self.refresh(view)
-
-    def refresh(self, view):
-        self.image.set_data(np.ma.masked_where(~view.mask, view.weights))
-        self.title.set_text(f"окно {view.window}: {view.allowed} клеток\n(у причинной маски {view.causal_allowed})")
-        for bar, weight, allowed in zip(self.bars, view.weights[view.query], view.mask[view.query]):
-            bar.set_height(weight)
-            bar.set_color(vis.BAR_COLOR if allowed else vis.HIDDEN_COLOR)
+    def row_title(self, view):
         lost = ", ".join(f"{q}→{k} ({d})" for q, k, d in view.lost) or "нет"
-        self.bar_title.set_text(f"куда смотрит «{view.tokens[view.query]}»\nза окном связи: {lost}")
+        return f"куда смотрит «{view.tokens[view.query]}»\nза окном связи: {lost}"
 
 
 def local_window_explorer(window=4, query=9):
