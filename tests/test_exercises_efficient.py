@@ -5,9 +5,7 @@ import pytest
 
 from course_lib.exercises.efficient import check_kv_step, check_online_softmax_step
 
-
-def stub(*args):
-    raise NotImplementedError
+from checker_asserts import assert_hint, assert_not_solved
 
 
 # ---- шаг online softmax ------------------------------------------------------------------
@@ -51,9 +49,7 @@ def step_acc_not_corrected(m, l, acc, scores, values):
 
 
 def test_online_softmax_stub_is_not_solved(capsys):
-    result = check_online_softmax_step(stub)
-    assert not result.passed and not result.solved
-    assert "ещё не решено" in capsys.readouterr().out
+    assert_not_solved(check_online_softmax_step, capsys)
 
 
 def test_online_softmax_right_answer_passes(capsys):
@@ -72,9 +68,7 @@ def test_online_softmax_right_answer_passes(capsys):
     (lambda m, l, acc, s, v: None, "return"),
 ])
 def test_online_softmax_mistakes_get_specific_hints(wrong, hint, capsys):
-    result = check_online_softmax_step(wrong)
-    assert not result.passed and result.solved
-    assert hint in result.message, result.message
+    assert_hint(check_online_softmax_step, wrong, hint)
     assert capsys.readouterr().out.startswith("❌")
 
 
@@ -118,9 +112,7 @@ def kv_no_sqrt(k_cache, v_cache, q_new, k_new, v_new):
 
 
 def test_kv_stub_is_not_solved(capsys):
-    result = check_kv_step(stub)
-    assert not result.passed and not result.solved
-    assert "ещё не решено" in capsys.readouterr().out
+    assert_not_solved(check_kv_step, capsys)
 
 
 def test_kv_right_answer_passes(capsys):
@@ -139,7 +131,5 @@ def test_kv_right_answer_passes(capsys):
     (lambda *a: None, "return"),
 ])
 def test_kv_mistakes_get_specific_hints(wrong, hint, capsys):
-    result = check_kv_step(wrong)
-    assert not result.passed and result.solved
-    assert hint in result.message, result.message
+    assert_hint(check_kv_step, wrong, hint)
     assert capsys.readouterr().out.startswith("❌")
