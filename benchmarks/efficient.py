@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 
 import course_lib as cl  # noqa: E402
 from course_lib.efficient import block_attention
-from course_lib.generation import TinyDecoder, generate_with_cache, generate_without_cache  # noqa: E402
+from course_lib.props.generation import TinyDecoder, generate_with_cache, generate_without_cache  # noqa: E402
 
 D_K = 64
 MEMORY_T = 4096

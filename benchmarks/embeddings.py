@@ -12,7 +12,7 @@
 import statistics
 import time
 
-from course_lib.embeddings import (STOP_WORDS, build_vocab, cooccurrence, load_corpus, ppmi, svd_embeddings,
+from course_lib.props.embeddings import (STOP_WORDS, build_vocab, cooccurrence, load_corpus, ppmi, svd_embeddings,
                                    train_static_embeddings)
 
 REPEATS = 5

@@ -19,11 +19,11 @@ import time
 import numpy as np
 
 import course_lib as nt
-from course_lib.evaluation import bank_report, relations_report
+from course_lib.props.evaluation import bank_report, relations_report
 from course_lib.exercises.training import check_training_loop
-from course_lib.models import TinyAttention
-from course_lib.tasks import BANK_VOCAB, CLASS_NAMES, bank_sentences, two_relations
-from course_lib.training import bank_loss, relations_loss, train
+from course_lib.props.models import TinyAttention
+from course_lib.props.tasks import BANK_VOCAB, CLASS_NAMES, bank_sentences, two_relations
+from course_lib.props.training import bank_loss, relations_loss, train
 
 BAR_SECONDS = 10.0
 

@@ -8,7 +8,7 @@ from course_lib.doctor import doctor
 from course_lib.functional import causal_mask, cross_entropy, scaled_dot_product_attention, softmax
 from course_lib.nn import Embedding, Linear, Module, MultiHeadAttention
 from course_lib.rng import manual_seed
-from course_lib.tensor import Tensor, concatenate, no_grad, tensor
+from course_lib.autograd.tensor import Tensor, concatenate, no_grad, tensor
 from course_lib import functional, nn, optim
 
 __all__ = [

@@ -37,3 +37,28 @@ def check_mask(mask, scores_shape):
             "или (N, 1, T_q, T_k)."
         )
     return mask
+
+
+def check_qkv(q, k, v):
+    """Запросы, ключи, значения (Tensor): дробные, хотя бы (…, T, d), с согласованными осями."""
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        check_float(t.data, name)
+        if t.ndim < 2:
+            raise ValueError(f"{name}: ожидался массив формы (…, T, d) — хотя бы две оси, а пришла форма {t.shape}")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"у запросов и ключей должна быть одна длина d_k, чтобы их перемножить: "
+            f"q (…, T_q, {q.shape[-1]}), k (…, T_k, {k.shape[-1]})"
+        )
+    try:
+        np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"начальные (батчевые) оси q {q.shape}, k {k.shape}, v {v.shape} не согласуются: "
+            "всё, кроме двух последних осей (T, d), должно совпадать или быть равно 1"
+        ) from None
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"ключей и значений должно быть поровну (T_k): k {k.shape}, v {v.shape} — "
+            "у каждого ключа своё значение"
+        )

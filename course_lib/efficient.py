@@ -22,9 +22,8 @@ softmax(S) @ V, только весь S ни разу не лежал в пам�
 
 import numpy as np
 
-from course_lib._checks import check_mask
-from course_lib.functional import _check_qkv
-from course_lib.tensor import Tensor, as_tensor
+from course_lib._checks import check_mask, check_qkv
+from course_lib.autograd.tensor import Tensor, as_tensor
 
 
 def online_softmax_step(m, l, acc, scores, values):
@@ -91,5 +90,5 @@ def _check_inputs(q, k, v, block_size):
             "(или возьмите scaled_dot_product_attention, если нужен градиент)"
         )
     q, k, v = (as_tensor(t) for t in (q, k, v))
-    _check_qkv(q, k, v)                                            # те же понятные ошибки, что у обычного внимания
+    check_qkv(q, k, v)                                            # те же понятные ошибки, что у обычного внимания
     return q.data, k.data, v.data

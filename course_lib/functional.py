@@ -1,4 +1,4 @@
-"""Функции внимания без параметров: softmax, маски, scaled dot-product attention, кросс-энтропия.
+"""Функции внимания без параметров: softmax, маски (причинная, локальное окно), scaled dot-product attention, кросс-энтропия.
 
 Каждая принимает и Tensor, и обычный массив NumPy. Если на вход пришли только массивы,
 на выходе тоже массивы — удобно в уроках; если хоть один Tensor — Tensor с графом.
@@ -6,8 +6,8 @@
 
 import numpy as np
 
-from course_lib._checks import check_float, check_mask
-from course_lib.tensor import Tensor, as_tensor
+from course_lib._checks import check_float, check_mask, check_qkv
+from course_lib.autograd.tensor import Tensor, as_tensor
 
 
 def softmax(x, axis=-1):
@@ -46,6 +46,25 @@ def causal_mask(T):
     return np.tril(np.ones((T, T), dtype=bool))
 
 
+def local_mask(T, window):
+    """Локальное окно (урок 08): булева маска (T, T): True, если 0 ≤ i − j < window — ключ j не в будущем и не дальше окна.
+
+    window = 1 — токен видит только себя; window ≥ T — то же, что causal_mask(T).
+    Разрешённых клеток T·window − window·(window − 1)/2 (при window ≤ T), а не T·(T + 1)/2:
+    растёт как T, а не как T². Цена — зависимость дальше окна этот слой не видит.
+    """
+    _check_window(T, window, "local_mask")
+    distance = np.arange(T)[:, None] - np.arange(T)[None, :]     # (T, T): i − j, на сколько ключ левее запроса
+    return (distance >= 0) & (distance < window)
+
+
+def allowed_cells(T, window):
+    """Сколько клеток разрешает local_mask(T, window) — по формуле, без матрицы T×T."""
+    _check_window(T, window, "allowed_cells")
+    window = min(window, T)
+    return T * window - window * (window - 1) // 2
+
+
 def scaled_dot_product_attention(q, k, v, mask=None):
     """softmax(Q Kᵀ / √d_k) V — сердце внимания (урок 03).
 
@@ -56,7 +75,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     """
     plain = not any(isinstance(t, Tensor) for t in (q, k, v))
     q, k, v = (as_tensor(t) for t in (q, k, v))
-    _check_qkv(q, k, v)
+    check_qkv(q, k, v)
     d_k = q.shape[-1]
     scores = (q / np.sqrt(d_k)) @ k.swapaxes(-1, -2)        # (..., T_q, T_k); делим q: это дешевле, чем scores
     if mask is not None:
@@ -100,25 +119,10 @@ def cross_entropy(logits, targets):
     return out.data if plain else out
 
 
-def _check_qkv(q, k, v):
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        check_float(t.data, name)
-        if t.ndim < 2:
-            raise ValueError(f"{name}: ожидался массив формы (…, T, d) — хотя бы две оси, а пришла форма {t.shape}")
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"у запросов и ключей должна быть одна длина d_k, чтобы их перемножить: "
-            f"q (…, T_q, {q.shape[-1]}), k (…, T_k, {k.shape[-1]})"
-        )
-    try:
-        np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"начальные (батчевые) оси q {q.shape}, k {k.shape}, v {v.shape} не согласуются: "
-            "всё, кроме двух последних осей (T, d), должно совпадать или быть равно 1"
-        ) from None
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"ключей и значений должно быть поровну (T_k): k {k.shape}, v {v.shape} — "
-            "у каждого ключа своё значение"
-        )
+def _check_window(T, window, where):
+    for name, value in (("T", T), ("window", window)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(
+                f"{where}: {name} — целое число ≥ 1, а пришло {value!r}. "
+                "window — сколько последних токенов (включая сам токен) видит запрос"
+            )

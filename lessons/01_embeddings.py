@@ -37,7 +37,7 @@ from matplotlib.patches import Patch
 
 import course_lib as nt
 from course_lib import vis
-from course_lib.embeddings import (STOP_WORDS, build_vocab, cooccurrence, load_corpus, load_sections, ppmi,
+from course_lib.props.embeddings import (STOP_WORDS, build_vocab, cooccurrence, load_corpus, load_sections, ppmi,
                                    svd_embeddings, tokenize, train_static_embeddings, word_topics)
 
 # %% [markdown]

@@ -242,7 +242,7 @@ scaling_explorer(d_k=64, scaled=False)
 # $Q = K = V = X$, где строки $X$ — статические векторы слов предложения.
 
 # %%
-from course_lib.embeddings import load_corpus, train_static_embeddings
+from course_lib.props.embeddings import load_corpus, train_static_embeddings
 
 emb = train_static_embeddings(load_corpus("ru"))
 river = "лодка села на песчаный банк посреди реки".split()

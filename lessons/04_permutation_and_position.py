@@ -40,7 +40,7 @@ import numpy as np
 
 import course_lib as nt
 from course_lib import vis
-from course_lib.positional import sinusoidal_encoding
+from course_lib.nn.positional import sinusoidal_encoding
 
 # %%
 vocab = sorted(set("кот сел на тёплый коврик мать любит дочь собака кусает человека человек собаку".split()))

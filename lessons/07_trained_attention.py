@@ -51,7 +51,7 @@ import numpy as np
 
 import course_lib as nt
 from course_lib import vis
-from course_lib.tasks import BANK_VOCAB, CLASS_NAMES, CUE_WORDS, bank_sentences
+from course_lib.props.tasks import BANK_VOCAB, CLASS_NAMES, CUE_WORDS, bank_sentences
 
 train_set = bank_sentences(256, T=6, seed=0)      # на этих модель учится
 test_set = bank_sentences(1000, T=6, seed=1)      # на этих проверяем: их она не видела
@@ -74,7 +74,7 @@ print(f"\nслов в словаре: {len(BANK_VOCAB)}, решающих: {sum(
 # запрос «банка» должен найти решающее слово среди ключей.
 
 # %%
-from course_lib.models import TinyAttention
+from course_lib.props.models import TinyAttention
 
 nt.manual_seed(0)
 model = TinyAttention(vocab_size=len(BANK_VOCAB), num_classes=len(CLASS_NAMES), d_model=16, num_heads=1)
@@ -90,7 +90,7 @@ print(inspect.getsource(TinyAttention.forward))
 # решающему слову, в среднем по предложениям.
 
 # %%
-from course_lib.evaluation import bank_report
+from course_lib.props.evaluation import bank_report
 
 before = bank_report(model, test_set)
 print(f"точность: {before.accuracy:.1%}  (наугад — 25%)")
@@ -124,7 +124,7 @@ print("«банк» смотрит:", ", ".join(f"{w} {x:.2f}" for w, x in zip(p
 
 # %%
 from course_lib import optim
-from course_lib.training import bank_loss
+from course_lib.props.training import bank_loss
 
 print(inspect.getsource(bank_loss))
 optimizer = optim.Adam(model.parameters(), lr=0.01)
@@ -144,12 +144,12 @@ assert bank_loss(model, train_set).item() < loss.item()
 # %% [markdown]
 # ## Обучение целиком
 #
-# `train` из `course_lib.training` делает те же четыре строчки в цикле и по дороге
+# `train` из `course_lib.props.training` делает те же четыре строчки в цикле и по дороге
 # фотографирует веса внимания на пробном предложении «вчера я видел банк у реки» — каждые 2 шага.
 # Снимки пригодятся для ползунка. Обучим модель заново, с тех же случайных весов:
 
 # %%
-from course_lib.training import train
+from course_lib.props.training import train
 
 nt.manual_seed(0)
 model = TinyAttention(vocab_size=len(BANK_VOCAB), num_classes=len(CLASS_NAMES), d_model=16, num_heads=1)
@@ -276,9 +276,9 @@ print(f"половину веса «реки» получило к шагу {hal
 # Считывание выдаёт $2K = 10$ чисел: первые пять — ответ на первый вопрос, вторые — на второй.
 
 # %%
-from course_lib.evaluation import relations_report
-from course_lib.tasks import letters, two_relations
-from course_lib.training import relations_loss
+from course_lib.props.evaluation import relations_report
+from course_lib.props.tasks import letters, two_relations
+from course_lib.props.training import relations_loss
 
 relations_train = two_relations(128, T=8, K=5, seed=0)
 relations_test = two_relations(500, T=8, K=5, seed=1)
@@ -340,7 +340,7 @@ plt.show()
 # Как они к этому пришли? Кривая loss с полкой и числа по снимкам:
 
 # %%
-from course_lib.evaluation import relation_scores
+from course_lib.props.evaluation import relation_scores
 
 fig, ax = plt.subplots(figsize=(6.5, 3), layout="constrained")
 ax.plot(np.arange(1, len(relations_history.losses) + 1), relations_history.losses, color=vis.BAR_COLOR)
@@ -374,7 +374,7 @@ training_explorer(relations_history, letter_labels, query=len(letter_labels) - 1
 # слово в тексте: «кредит», «варенье», «лодка»… или уберите его совсем.
 
 # %% tags=["nbval-ignore-output"]
-from course_lib.models import word_embedder
+from course_lib.props.models import word_embedder
 from course_lib.widgets.explorer import attention_explorer
 
 embed = word_embedder(model, BANK_VOCAB)

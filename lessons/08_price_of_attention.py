@@ -176,7 +176,7 @@ assert abs(memory_slope - 2) < 0.15
 # в оценки следующего токена. Учить её не будем: нам важна работа, а не смысл.
 
 # %%
-from course_lib.generation import TinyDecoder, generate_with_cache, generate_without_cache
+from course_lib.props.generation import TinyDecoder, generate_with_cache, generate_without_cache
 
 nt.manual_seed(0)
 model = TinyDecoder(vocab_size=50, d_model=32, num_heads=2, max_len=256)
@@ -428,7 +428,7 @@ for block_size in [1, 5, 6, 24]:
 # токенов (включая себя). Это просто ещё одна маска, как причинная, только уже:
 
 # %%
-from course_lib.local import allowed_cells, local_mask
+from course_lib.functional import allowed_cells, local_mask
 
 tokens = "The glass ball fell on the steel table, and it shattered".split()
 T = len(tokens)

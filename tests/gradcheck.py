@@ -9,7 +9,7 @@
 
 import numpy as np
 
-from course_lib.tensor import Tensor, no_grad
+from course_lib.autograd.tensor import Tensor, no_grad
 
 
 def numeric_grad(f, arrays, eps=1e-6):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import course_lib as nt
-from course_lib.tensor import Tensor
+from course_lib.autograd.tensor import Tensor
 from gradcheck import assert_grads_match
 
 

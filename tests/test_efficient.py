@@ -13,8 +13,8 @@ from hypothesis.extra.numpy import arrays
 
 import course_lib as nt
 from course_lib.efficient import block_attention, online_softmax_step
-from course_lib.generation import KVCache, TinyDecoder, generate_with_cache, generate_without_cache
-from course_lib.local import allowed_cells, local_mask
+from course_lib.props.generation import KVCache, TinyDecoder, generate_with_cache, generate_without_cache
+from course_lib.functional import allowed_cells, local_mask
 
 FAST = settings(max_examples=60, deadline=None)
 

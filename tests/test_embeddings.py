@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from course_lib.embeddings import (STOP_WORDS, StaticEmbeddings, build_vocab, cooccurrence, load_corpus,
+from course_lib.props.embeddings import (STOP_WORDS, StaticEmbeddings, build_vocab, cooccurrence, load_corpus,
                                    load_sections, ppmi, svd_embeddings, tokenize, train_static_embeddings,
                                    word_topics)
 

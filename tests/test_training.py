@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import course_lib as nt
-from course_lib.evaluation import bank_report, head_difference, relation_scores, relations_report
+from course_lib.props.evaluation import bank_report, head_difference, relation_scores, relations_report
 from course_lib.functional import cross_entropy
-from course_lib.models import TinyAttention, word_embedder
-from course_lib.tasks import (BANK, BANK_VOCAB, CLASS_NAMES, CUE_WORDS, FILLER_WORDS, SENSES, UNCLEAR, UNK,
+from course_lib.props.models import TinyAttention, word_embedder
+from course_lib.props.tasks import (BANK, BANK_VOCAB, CLASS_NAMES, CUE_WORDS, FILLER_WORDS, SENSES, UNCLEAR, UNK,
                               Vocabulary, bank_sentences, letters, two_relations)
-from course_lib.training import bank_loss, relations_loss, train
+from course_lib.props.training import bank_loss, relations_loss, train
 from gradcheck import numeric_grad
 
 FAST = settings(max_examples=30, deadline=None)

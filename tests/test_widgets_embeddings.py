@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from course_lib.embeddings import load_corpus, load_sections, train_static_embeddings
+from course_lib.props.embeddings import load_corpus, load_sections, train_static_embeddings
 from course_lib.widgets._live import LiveFigure, new_figure
 from course_lib.widgets.embeddings import (DEFAULT_WORDS, K_MAX, NeighboursPainter, contexts_for, embeddings_explorer,
                                            explorer_view, neighbours_view)

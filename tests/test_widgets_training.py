@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import course_lib as nt
-from course_lib.models import TinyAttention
-from course_lib.tasks import letters, two_relations
-from course_lib.training import History, relations_loss, train
+from course_lib.props.models import TinyAttention
+from course_lib.props.tasks import letters, two_relations
+from course_lib.props.training import History, relations_loss, train
 from course_lib.widgets._live import LiveFigure, new_figure
 from course_lib.widgets.training import SnapshotPainter, snapshot_view, training_explorer
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_shape
 from course_lib.functional import scaled_dot_product_attention
-from course_lib.positional import sinusoidal_encoding
+from course_lib.nn.positional import sinusoidal_encoding
 
 # Не инволюция: P и Pᵀ у неё разные, поэтому «обратную» перестановку видно сразу.
 ORDER = np.array([2, 0, 3, 1])

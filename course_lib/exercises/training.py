@@ -2,13 +2,13 @@
 
 import numpy as np
 
-from course_lib.evaluation import bank_report, relation_scores
+from course_lib.props.evaluation import bank_report, relation_scores
 from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_shape
-from course_lib.models import TinyAttention
+from course_lib.props.models import TinyAttention
 from course_lib.optim import Adam
 from course_lib.rng import temporary_seed
-from course_lib.tasks import BANK_VOCAB, CLASS_NAMES, bank_sentences
-from course_lib.training import bank_loss
+from course_lib.props.tasks import BANK_VOCAB, CLASS_NAMES, bank_sentences
+from course_lib.props.training import bank_loss
 
 STEPS = 40            # на задаче «банк» этого хватает, чтобы внимание нашло решающее слово
 ORDER = "zero_grad() -> loss = loss_fn(model) -> loss.backward() -> optimizer.step()"

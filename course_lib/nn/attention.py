@@ -6,7 +6,7 @@ from course_lib._checks import check_float, check_mask
 from course_lib.functional import causal_mask, scaled_dot_product_attention
 from course_lib.nn.layers import Linear
 from course_lib.nn.module import Module
-from course_lib.tensor import as_tensor
+from course_lib.autograd.tensor import as_tensor
 
 
 class MultiHeadAttention(Module):

@@ -5,7 +5,7 @@ import numpy as np
 from course_lib._checks import check_float
 from course_lib.nn.module import Module, parameter
 from course_lib.rng import generator
-from course_lib.tensor import Tensor, as_tensor
+from course_lib.autograd.tensor import Tensor, as_tensor
 
 
 class Linear(Module):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib.tensor import Tensor
+from course_lib.autograd.tensor import Tensor
 
 
 class Module:

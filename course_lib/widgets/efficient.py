@@ -13,7 +13,7 @@ import numpy as np
 from course_lib import vis
 from course_lib.efficient import online_softmax_step
 from course_lib.functional import softmax
-from course_lib.local import allowed_cells, local_mask
+from course_lib.functional import allowed_cells, local_mask
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.causal import MaskedRowPainter
 

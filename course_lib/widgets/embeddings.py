@@ -11,7 +11,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from course_lib import vis
-from course_lib.embeddings import load_corpus, load_sections, tokenize, train_static_embeddings
+from course_lib.props.embeddings import load_corpus, load_sections, tokenize, train_static_embeddings
 from course_lib.widgets._live import Explorer, new_figure
 
 DEFAULT_WORDS = ["банк", "банка", "деньги", "река", "варенье", "кот", "коврик"]

@@ -15,7 +15,7 @@ from course_lib import vis
 from course_lib.functional import causal_mask, softmax
 from course_lib.nn import MultiHeadAttention
 from course_lib.rng import temporary_seed
-from course_lib.tensor import no_grad
+from course_lib.autograd.tensor import no_grad
 from course_lib.widgets._live import Explorer, new_figure
 
 MAX_T = 32

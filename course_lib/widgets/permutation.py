@@ -6,7 +6,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from course_lib import vis
-from course_lib.positional import sinusoidal_encoding
+from course_lib.nn.positional import sinusoidal_encoding
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.explorer import MAX_T, attention_weights, embed_words, random_model, tokens_from
 

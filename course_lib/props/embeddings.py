@@ -35,9 +35,9 @@ def tokenize(text):
 
 
 def _corpus_text(name):
-    file = resources.files("course_lib") / "data" / f"corpus_{name}.txt"
+    file = resources.files("course_lib.props") / "data" / f"corpus_{name}.txt"
     if not file.is_file():
-        known = sorted(p.name[len("corpus_"):-len(".txt")] for p in (resources.files("course_lib") / "data").iterdir()
+        known = sorted(p.name[len("corpus_"):-len(".txt")] for p in (resources.files("course_lib.props") / "data").iterdir()
                        if p.name.startswith("corpus_") and p.name.endswith(".txt"))
         raise ValueError(f"корпуса «{name}» нет; есть: {', '.join(known)}. Например, load_corpus('ru')")
     return file.read_text(encoding="utf-8")

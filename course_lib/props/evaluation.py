@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_lib.tensor import no_grad
+from course_lib.autograd.tensor import no_grad
 
 
 @dataclass

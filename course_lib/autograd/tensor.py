@@ -11,8 +11,8 @@ import numbers
 
 import numpy as np
 
-from course_lib._matmul import batched_matmul, vector_matmul_grads
-from course_lib.shape_ops import ShapeOps
+from course_lib.autograd._matmul import batched_matmul, vector_matmul_grads
+from course_lib.autograd.shape_ops import ShapeOps
 
 _grad_enabled = True
 

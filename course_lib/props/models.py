@@ -6,7 +6,7 @@
 import numpy as np
 
 from course_lib.nn import Embedding, Linear, Module, MultiHeadAttention
-from course_lib.tensor import no_grad
+from course_lib.autograd.tensor import no_grad
 
 
 class TinyAttention(Module):

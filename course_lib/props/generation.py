@@ -9,8 +9,8 @@ import numpy as np
 
 from course_lib.functional import scaled_dot_product_attention
 from course_lib.nn import Embedding, Linear, Module, MultiHeadAttention
-from course_lib.positional import sinusoidal_encoding
-from course_lib.tensor import no_grad
+from course_lib.nn.positional import sinusoidal_encoding
+from course_lib.autograd.tensor import no_grad
 
 
 class TinyDecoder(Module):
