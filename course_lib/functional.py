@@ -65,24 +65,37 @@ def allowed_cells(T, window):
     return T * window - window * (window - 1) // 2
 
 
-def scaled_dot_product_attention(q, k, v, mask=None):
+def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
     """softmax(Q Kᵀ / √d_k) V — сердце внимания (урок 03).
 
     q: (..., T_q, d_k), k: (..., T_k, d_k), v: (..., T_k, d_v);
-    mask: булева, True = «можно смотреть», растягивается до (..., T_q, T_k).
+    mask: булева, True = «можно смотреть», растягивается до (..., T_q, T_k);
+    scale: множитель оценок, по умолчанию 1/√d_k (scale=1 — «без деления», как в опыте урока 03).
     Возвращает (context (..., T_q, d_v), weights (..., T_q, T_k)).
     Запрос, которому не разрешено смотреть никуда, получает нулевые веса и нулевой context.
     """
     plain = not any(isinstance(t, Tensor) for t in (q, k, v))
     q, k, v = (as_tensor(t) for t in (q, k, v))
     check_qkv(q, k, v)
-    d_k = q.shape[-1]
-    scores = (q / np.sqrt(d_k)) @ k.swapaxes(-1, -2)        # (..., T_q, T_k); делим q: это дешевле, чем scores
+    if scale is None:
+        scale = 1 / np.sqrt(q.shape[-1])                     # 1/√d_k
+    scores = (q * scale) @ k.swapaxes(-1, -2)               # (..., T_q, T_k); масштабируем q: это дешевле, чем scores
     if mask is not None:
         scores = scores.masked_fill(~check_mask(mask, scores.shape), -np.inf)
     weights = softmax(scores, axis=-1)                      # (..., T_q, T_k), строки в сумме 1
     context = weights @ v                                   # (..., T_q, d_v)
     return (context.data, weights.data) if plain else (context, weights)
+
+
+def entropy(weights, axis=-1):
+    """Энтропия распределения в битах (урок 02): 0 — весь вес в одной точке, log2(n) — поровну на n.
+
+    weights: (..., n), строки в сумме 1 (нули допустимы: 0·log 0 = 0). Результат — (...) без оси `axis`.
+    """
+    weights = np.asarray(getattr(weights, "data", weights))
+    check_float(weights, "weights")
+    logs = np.log2(np.where(weights > 0, weights, 1))       # log2(1) = 0 там, где вес 0
+    return 0.0 - (weights * logs).sum(axis=axis)            # 0.0 − …: без «−0.0» у строки с одним весом 1
 
 
 def cross_entropy(logits, targets):

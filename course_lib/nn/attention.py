@@ -13,6 +13,7 @@ class MultiHeadAttention(Module):
     """h голов самовнимания по d_head = d_model / h измерений, склеенные и смешанные W_o.
 
     Вход и выход: (N, T, d_model). После вызова `.attn` — веса (N, h, T, T) для картинок.
+    `.scale` — множитель оценок; None — обычный 1/√d_head (1.0 — опыт «без деления» из урока 03).
     Параметров 4·d_model² + 4·d_model — столько же, сколько у одной головы той же ширины.
     """
 
@@ -28,6 +29,7 @@ class MultiHeadAttention(Module):
         self.W_k = Linear(d_model, d_model)
         self.W_v = Linear(d_model, d_model)
         self.W_o = Linear(d_model, d_model)
+        self.scale = None
         self.attn = None
 
     def forward(self, x, mask=None):
@@ -39,7 +41,7 @@ class MultiHeadAttention(Module):
         v = self._split(self.W_v(x))                 # (N, T, D) -> (N, h, T, d_head)
         if self.causal:
             mask = causal_mask(T) if mask is None else mask & causal_mask(T)
-        context, weights = scaled_dot_product_attention(q, k, v, mask)
+        context, weights = scaled_dot_product_attention(q, k, v, mask, self.scale)
         self.attn = weights.data                     # (N, h, T, T) — для картинок
         context = self._merge(context)               # (N, h, T, d_head) -> (N, T, D)
         return self.W_o(context)                     # (N, T, D) -> (N, T, D)
