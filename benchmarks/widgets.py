@@ -78,8 +78,9 @@ def path_of(control):
         low, high, at = control.min, control.max, control.value
     ahead = [at + control.step * i for i in range(1, MOVES + 1)]
     forward = [v for v in ahead if v <= high + 1e-9]
-    if not forward:                                # у правого края — идём влево
-        forward = [v for v in (at - control.step * i for i in range(1, MOVES + 1)) if v >= low - 1e-9]
+    backward = [v for v in (at - control.step * i for i in range(1, MOVES + 1)) if v >= low - 1e-9]
+    if len(backward) > len(forward):               # у правого края — идём влево
+        forward = backward
     if isinstance(control, widgets.FloatLogSlider):
         forward = [10 ** v for v in forward]
     return forward + forward[::-1][1:] + [control.value]
