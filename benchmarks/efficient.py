@@ -21,8 +21,6 @@ BLAS по умолчанию в один поток (иначе время сл�
 
 import argparse
 import os
-import time
-import tracemalloc
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")     # до импорта NumPy, иначе не подействует
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -30,7 +28,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 import course_lib as cl  # noqa: E402
-from course_lib.efficient import block_attention
+from course_lib.efficient import block_attention  # noqa: E402
+from course_lib.measure import peak_bytes, seconds, slope  # noqa: E402
 from course_lib.props.generation import TinyDecoder, generate_with_cache, generate_without_cache  # noqa: E402
 
 D_K = 64
@@ -40,35 +39,12 @@ BLOCKS = (32, 64, 128, 256, 512, 1024)
 
 def timed(fn, repeats):
     """(лучшее время процессора из `repeats` вызовов fn(), результат последнего вызова)."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.process_time()
-        result = fn()
-        best = min(best, time.process_time() - start)
-    return best, result
+    return seconds(fn, repeats, warmup=False), fn()
 
 
 def best_seconds(fn, repeats):
     """Лучшее время из `repeats` вызовов fn() после одного прогрева."""
-    fn()
-    return timed(fn, repeats)[0]
-
-
-def peak_bytes(fn):
-    """Пик памяти, выделенной за время fn(), сверх уже занятой (NumPy сообщает tracemalloc о своих массивах)."""
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        fn()
-        return tracemalloc.get_traced_memory()[1] - before
-    finally:
-        tracemalloc.stop()
-
-
-def slope(xs, ys):
-    """Наклон прямой log y = a · log x + b: показатель степени в y ∝ x^a."""
-    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
+    return seconds(fn, repeats)
 
 
 def qkv(T, seed=0):

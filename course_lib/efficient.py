@@ -22,7 +22,7 @@ softmax(S) @ V, только весь S ни разу не лежал в пам�
 
 import numpy as np
 
-from course_lib._checks import check_mask, check_qkv
+from course_lib._checks import check_int, check_mask, check_qkv
 from course_lib.autograd.tensor import Tensor, as_tensor
 
 
@@ -79,11 +79,7 @@ def block_attention(q, k, v, mask=None, causal=False, block_size=128):
 
 
 def _check_inputs(q, k, v, block_size):
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
-        raise ValueError(
-            f"block_attention: block_size — сколько ключей в блоке, целое число ≥ 1, а пришло {block_size!r}. "
-            "Обычно берут 64…512"
-        )
+    check_int(block_size, "block_size", "block_attention", meaning=" (сколько ключей в блоке; обычно 64…512)")
     if any(isinstance(t, Tensor) for t in (q, k, v)):
         raise TypeError(
             "block_attention работает с массивами NumPy, без градиентов: передайте q.data, k.data, v.data "

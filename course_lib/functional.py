@@ -1,4 +1,4 @@
-"""Функции внимания без параметров: softmax, маски (причинная, локальное окно), scaled dot-product attention, кросс-энтропия.
+"""Функции без параметров: softmax, маски (причинная, локальное окно), scaled dot-product attention, GELU, кросс-энтропия.
 
 Каждая принимает и Tensor, и обычный массив NumPy. Если на вход пришли только массивы,
 на выходе тоже массивы — удобно в уроках; если хоть один Tensor — Tensor с графом.
@@ -36,6 +36,20 @@ def softmax(x, axis=-1):
         return (grad,)
 
     out._backward = _backward
+    return out.data if plain else out
+
+
+def gelu(x):
+    """GELU в приближении через tanh, как в GPT-2 (урок 09): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+
+    Поэлементно, форма не меняется. Мягкий ReLU: большие x проходят почти как есть,
+    большие отрицательные — почти в 0, а около нуля функция гладкая (градиент не обрывается).
+    """
+    plain = not isinstance(x, Tensor)
+    x = as_tensor(x)
+    check_float(x.data, "gelu(x)")
+    inner = (x + 0.044715 * x**3) * np.sqrt(2 / np.pi)     # √(2/π)·(x + 0.044715·x³)
+    out = 0.5 * x * (1 + inner.tanh())
     return out.data if plain else out
 
 

@@ -4,14 +4,15 @@ import contextlib
 
 import numpy as np
 
+from course_lib._checks import check_int
+
 _generator = np.random.default_rng(0)
 
 
 def manual_seed(seed):
     """Задаёт зерно, из которого берутся все начальные веса слоёв (как torch.manual_seed)."""
     global _generator
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"manual_seed: ожидалось целое число ≥ 0, а пришло {seed!r}")
+    check_int(seed, "seed", "manual_seed", low=0, meaning=" (зерно генератора)")
     _generator = np.random.default_rng(seed)
 
 

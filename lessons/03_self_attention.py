@@ -32,7 +32,6 @@
 # - два упражнения: scaled dot-product attention и слой самовнимания.
 
 # %%
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -336,40 +335,37 @@ assert np.isclose(memory_slope, 2)
 
 # %% [markdown]
 # Время тоже растёт примерно как $T^2$: два умножения $(T, d_k) \times (d_k, T)$ и
-# $(T, T) \times (T, d_v)$ плюс softmax по $T^2$ числам. Но время — шумное число: оно зависит
-# от машины и от того, чем она сейчас занята, поэтому вывод этой ячейки при проверке не
-# сравнивается. При малых $T$ время съедают накладные расходы, так что прямую подгоняем по
-# $T \ge 256$. На свободной машине наклон выходит около 2; если у вас он далёк от 2 — скорее
-# всего, процессор занят чем-то ещё, и потоки умножения матриц ждут своей очереди.
-# Память от этого не зависит: она растёт ровно как $T^2$.
+# $(T, T) \times (T, d_v)$ плюс softmax по $T^2$ числам. Засечём его функцией `seconds` из
+# `course_lib.measure` (подробно о ней — в уроке 08): она меряет **время процессора**, которое
+# не идёт, пока процессор отдан соседним программам, и берёт лучший из пяти повторов.
+# Сами миллисекунды у вас будут другими — они зависят от машины; важно, как они растут.
+# При малых $T$ время съедают накладные расходы, так что прямую подгоняем по $T \ge 256$.
 
 # %% tags=["nbval-ignore-output"]
-seconds = []
-for length in lengths:
-    x = rng.normal(size=(length, 64))                                  # (T, d_k = 64)
-    runs = []
-    for _ in range(3):
-        start = time.perf_counter()
-        nt.scaled_dot_product_attention(x, x, x)
-        runs.append(time.perf_counter() - start)
-    seconds.append(min(runs))                                         # лучший из трёх: меньше шума
-time_slope = np.polyfit(np.log(lengths[2:]), np.log(seconds[2:]), 1)[0]
-print("время, мс:", ", ".join(f"T={length}: {s * 1e3:.1f}" for length, s in zip(lengths, seconds)))
+from course_lib.measure import seconds, slope
+
+inputs = {length: np.random.default_rng(length).normal(size=(length, 64)) for length in lengths}   # (T, d_k = 64)
+times = np.array([seconds(lambda: nt.scaled_dot_product_attention(inputs[T], inputs[T], inputs[T])) for T in lengths])
+long = np.array(lengths) >= 256
+time_slope = slope(np.array(lengths)[long], times[long])
+print("время, мс:", ", ".join(f"T={length}: {t * 1e3:.1f}" for length, t in zip(lengths, times)))
 print(f"наклон log(время) от log(T) при T ≥ 256: {time_slope:.2f}")
 
 # %% [markdown]
-# Обе величины на одном графике в логарифмическом масштабе; пунктир — рост ровно как $T^2$.
+# Обе величины в логарифмическом масштабе, каждая на своём графике (у них разные единицы);
+# пунктир — рост ровно как $T^2$. Наклон памяти — ровно 2, наклон времени — около 2.
 
 # %%
-fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
-ax.loglog(lengths, np.array(memory) / 2**20, "o-", label=f"память весов, МиБ (наклон {memory_slope:.2f})")
-ax.loglog(lengths, np.array(seconds) * 1e3, "s-", label=f"время, мс (наклон {time_slope:.2f})")
-ax.loglog(lengths, seconds[-1] * 1e3 * (np.array(lengths) / lengths[-1]) ** 2, "k--", lw=0.8,
-          label="∝ T² — для сравнения")
-ax.set_xlabel("длина последовательности T")
-ax.set_ylabel("МиБ / мс")
-ax.set_title("Цена внимания в логарифмическом масштабе")
-ax.legend()
+fig, (ax_memory, ax_time) = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
+square = (np.array(lengths) / lengths[-1]) ** 2                        # ∝ T², нормировано на последнюю точку
+ax_memory.loglog(lengths, np.array(memory) / 2**20, "o-", label=f"наклон {memory_slope:.2f}")
+ax_memory.loglog(lengths, memory[-1] / 2**20 * square, "k--", lw=0.8, label="∝ T²")
+ax_memory.set(xlabel="длина последовательности T", ylabel="память весов, МиБ", title="Память матрицы весов")
+ax_time.loglog(lengths, times * 1e3, "s-", color="C1", label=f"наклон {time_slope:.2f}")
+ax_time.loglog(lengths, times[-1] * 1e3 * square, "k--", lw=0.8, label="∝ T²")
+ax_time.set(xlabel="длина последовательности T", ylabel="время, мс", title="Время внимания")
+for ax in (ax_memory, ax_time):
+    ax.legend()
 plt.show()
 
 # %% [markdown]

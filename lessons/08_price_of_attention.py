@@ -30,8 +30,6 @@
 # %%
 import inspect
 import os
-import time
-import tracemalloc
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # один поток для матричных умножений — см. «Измеряем: время»
 os.environ.setdefault("OMP_NUM_THREADS", "1")        # (действует, только если задано до импорта NumPy)
@@ -81,22 +79,20 @@ assert 100_000 * 100_000 == 10_000_000_000     # те самые 10 миллиа
 # при разных $T$. Меряем не время на часах, а **время процессора**, потраченное на наши
 # вычисления (`time.process_time`): пока процессор занят соседними программами, эти часы
 # стоят. Поэтому в первой ячейке урока NumPy попросили считать в один поток: иначе время
-# процессора сложилось бы по всем потокам. Из пяти повторов берём лучший. Числа у вас будут
-# другими — важно, как они растут.
+# процессора сложилось бы по всем потокам. Из пяти повторов берём лучший. Функции замера —
+# общие для уроков и `benchmarks/`, они лежат в `course_lib.measure`; вот первая:
+
+# %%
+from course_lib.measure import peak_bytes, seconds, slope
+
+print(inspect.getsource(seconds))
+
+# %% [markdown]
+# Замерим. Числа у вас будут другими — важно, как они растут.
 
 # %% tags=["nbval-ignore-output"]
-def seconds(fn, repeats=3):
-    """Лучшее из repeats время процессора (с) на один вызов fn()."""
-    times = []
-    for _ in range(repeats):
-        start = time.process_time()
-        fn()
-        times.append(time.process_time() - start)
-    return min(times)
-
-
 lengths = np.array([64, 128, 256, 512, 1024, 2048])
-inputs = {T: tuple(rng.normal(size=(T, 64)) for _ in range(3)) for T in lengths}
+inputs = {T: tuple(np.random.default_rng(T).normal(size=(3, T, 64))) for T in lengths}   # Q, K, V для каждой длины
 standard_time = np.array([seconds(lambda: nt.scaled_dot_product_attention(*inputs[T]), 5) for T in lengths])
 for T, t in zip(lengths, standard_time):
     print(f"T = {T:>4}: {t * 1e3:7.1f} мс")
@@ -107,11 +103,6 @@ for T, t in zip(lengths, standard_time):
 # коротких заметны слагаемые, растущие только как $T$ (деление $Q$ на $\sqrt{d_k}$, проверки входов).
 
 # %% tags=["nbval-ignore-output"]
-def slope(x, y):
-    """Наклон прямой на графике log–log: показатель a в y ∝ x^a."""
-    return np.polyfit(np.log(x), np.log(y), 1)[0]
-
-
 long = lengths >= 256                                    # где главное слагаемое — T²
 time_slope = slope(lengths[long], standard_time[long])
 fig, ax = plt.subplots(figsize=(5.5, 3.8), layout="constrained")
@@ -136,19 +127,13 @@ print(f"наклон по T ≥ 256: {time_slope:.2f}")
 #
 # Память меряем модулем `tracemalloc` из стандартной библиотеки: NumPy сообщает ему о каждом
 # своём массиве. Нас интересует пик — сколько байт понадобилось сверх уже занятого, пока
-# считалось внимание. Числа здесь от соседних программ не зависят.
+# считалось внимание. Числа здесь от соседних программ не зависят, но чуть-чуть — от версий
+# NumPy и Python, поэтому сами байты ячейка не сравнивает, а проверяет их рост `assert`-ами.
+
+# %%
+print(inspect.getsource(peak_bytes))
 
 # %% tags=["nbval-ignore-output"]
-def peak_bytes(fn):
-    """Пик памяти (байт), выделенной NumPy и Python за время fn(), сверх уже занятой."""
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    fn()
-    peak = tracemalloc.get_traced_memory()[1] - before
-    tracemalloc.stop()
-    return peak
-
-
 standard_memory = np.array([peak_bytes(lambda: nt.scaled_dot_product_attention(*inputs[T])) for T in lengths])
 for T, peak in zip(lengths, standard_memory):
     print(f"T = {T:>4}: пик {peak / 2**20:6.1f} МБ, одна матрица T×T float64 — {T * T * 8 / 2**20:5.1f} МБ")
@@ -220,7 +205,7 @@ ids_full, logits_full = generate_without_cache(model, prompt, steps=40)
 ids_cached, logits_cached = generate_with_cache(model, prompt, steps=40)
 print("токены:", ids_cached[0, :16], "…")
 print("токены совпали:", np.array_equal(ids_full, ids_cached))
-print(f"наибольшее расхождение оценок: {np.abs(logits_full - logits_cached).max():.1e}")
+print(f"оценки совпали до 1e-12: {np.abs(logits_full - logits_cached).max() < 1e-12}")
 assert np.array_equal(ids_full, ids_cached) and np.abs(logits_full - logits_cached).max() < 1e-12
 
 # %% [markdown]
@@ -325,11 +310,11 @@ def attention_in_blocks(Q, K, V, block_size):
     return acc / l
 
 # %%
-Q, K, V = inputs[512]
+Q, K, V = np.random.default_rng(512).normal(size=(3, 512, 64))    # свой генератор у каждой проверки
 expected, _ = nt.scaled_dot_product_attention(Q, K, V)
 for block_size in [1, 7, 64, 512]:
     gap = np.abs(attention_in_blocks(Q, K, V, block_size) - expected).max()
-    print(f"блок {block_size:>3}: наибольшее отличие от обычного внимания {gap:.1e}")
+    print(f"блок {block_size:>3}: отличие от обычного внимания меньше 1e-12 — {gap < 1e-12}")
     assert gap < 1e-12
 
 # %% [markdown]
@@ -350,14 +335,15 @@ print(inspect.getsource(online_softmax_step))
 # `scaled_dot_product_attention`. Проверим на головах, батче и масках:
 
 # %%
-q, k, v = (rng.normal(size=(2, 4, 300, 16)) for _ in range(3))    # (N, h, T, d_head)
+q, k, v = np.random.default_rng(300).normal(size=(3, 2, 4, 300, 16))   # каждый (N, h, T, d_head)
 causal = nt.causal_mask(300)
 padding = np.arange(300) < np.array([300, 120])[:, None, None, None]  # (N, 1, 1, T): у второго текста 120 токенов
 for name, mask, flag in [("без маски", None, False), ("причинная", causal, True), ("паддинг", padding, False)]:
     expected, _ = nt.scaled_dot_product_attention(q, k, v, mask)
     out = block_attention(q, k, v, mask=None if flag else mask, causal=flag, block_size=64)
-    print(f"{name:>10}: наибольшее отличие {np.abs(out - expected).max():.1e}")
-    assert np.abs(out - expected).max() < 1e-12
+    gap = np.abs(out - expected).max()
+    print(f"{name:>10}: отличие меньше 1e-12 — {gap < 1e-12}")
+    assert gap < 1e-12
 
 # %% [markdown]
 # А теперь главное — память. Замерим пик для тех же длин, что и у обычного внимания, с
@@ -454,7 +440,7 @@ for T_long, window in [(1_000, 256), (100_000, 4096)]:
 # у «ball» и посмотрим, почувствует ли это «it»:
 
 # %%
-Q, K, V = (rng.normal(size=(len(tokens), 8)) for _ in range(3))
+Q, K, V = np.random.default_rng(11).normal(size=(3, len(tokens), 8))
 it, ball = tokens.index("it"), tokens.index("ball")
 V_changed = V.copy()
 V_changed[ball] += 5.0                                           # «ball» стал другим

@@ -108,7 +108,7 @@ def test_extra_memory_grows_like_T_times_block_not_T_squared():
 
 @pytest.mark.parametrize("kwargs, error, match", [
     ({"block_size": 0}, ValueError, "block_size"),
-    ({"block_size": 2.5}, ValueError, "block_size"),
+    ({"block_size": 2.5}, TypeError, "block_size"),
     ({"mask": np.ones((4, 4))}, TypeError, "булевой"),
     ({"mask": np.ones((3, 3), dtype=bool)}, ValueError, "маска формы"),
 ])

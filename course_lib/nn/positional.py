@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from course_lib._checks import check_int
+
 
 def sinusoidal_encoding(T, d_model, base=10000.0):
     """Синусоидальные кодировки из «Attention Is All You Need»: матрица (T, d_model).
@@ -9,9 +11,8 @@ def sinusoidal_encoding(T, d_model, base=10000.0):
     PE[pos, 2i] = sin(pos / base^(2i/d_model)), PE[pos, 2i+1] = cos(того же угла):
     у каждой пары столбцов своя частота, от быстрой (i = 0) до очень медленной.
     """
-    for name, value in (("T", T), ("d_model", d_model)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"sinusoidal_encoding: {name} — целое число ≥ 1, а пришло {value!r}")
+    check_int(T, "T", "sinusoidal_encoding", meaning=" (сколько позиций)")
+    check_int(d_model, "d_model", "sinusoidal_encoding", meaning=" (длина вектора позиции)")
     positions = np.arange(T)[:, None]                             # (T, 1)
     frequencies = base ** (-np.arange(0, d_model, 2) / d_model)   # (ceil(d_model / 2),)
     angles = positions * frequencies                              # (T, ceil(d_model / 2))

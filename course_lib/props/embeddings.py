@@ -13,6 +13,8 @@ from importlib import resources
 
 import numpy as np
 
+from course_lib._checks import check_int
+
 # Слово — буквы (русские и латинские) и цифры, дефис внутри слова допустим: «из-за», «co2».
 TOKEN_PATTERN = re.compile(r"[0-9a-zа-яё]+(?:-[0-9a-zа-яё]+)*")
 
@@ -98,8 +100,7 @@ def cooccurrence(sentences, vocab, window=2):
 
     Слова вне словаря пропускаются, но место в предложении занимают. Матрица симметрична.
     """
-    if not (isinstance(window, (int, np.integer)) and window >= 1):
-        raise ValueError(f"cooccurrence: окно window — целое ≥ 1 (сколько соседей слева и справа), а пришло {window!r}")
+    check_int(window, "window", "cooccurrence", meaning=" (окно: сколько соседей слева и справа)")
     index = {word: i for i, word in enumerate(vocab)}
     counts = np.zeros((len(vocab), len(vocab)))                  # (V, V)
     for sentence in sentences:
@@ -140,9 +141,7 @@ def svd_embeddings(matrix, dim):
     matrix = np.asarray(matrix, dtype=float)
     if matrix.ndim != 2:
         raise ValueError(f"svd_embeddings: нужна матрица (V, C), а пришла форма {matrix.shape}")
-    if not (isinstance(dim, (int, np.integer)) and 1 <= dim <= min(matrix.shape)):
-        raise ValueError(f"svd_embeddings: dim — целое от 1 до {min(matrix.shape)} (меньшая сторона матрицы), "
-                         f"а пришло {dim!r}")
+    check_int(dim, "dim", "svd_embeddings", high=min(matrix.shape), meaning=" (не больше меньшей стороны матрицы)")
     U, S, _ = np.linalg.svd(matrix, full_matrices=False)         # U (V, r), S (r,)
     vectors = U[:, :dim] * S[:dim]                               # (V, dim)
     biggest = np.abs(vectors).argmax(axis=0)                     # (dim,)
@@ -219,11 +218,12 @@ class StaticEmbeddings:
 
         query — слово (оно само в ответ не попадает) или вектор (dim,). exclude — какие слова ещё пропустить.
         """
-        if not (isinstance(k, (int, np.integer)) and k >= 1):
-            raise ValueError(f"nearest: k — сколько соседей показать, целое ≥ 1, а пришло {k!r}")
+        check_int(k, "k", "nearest", meaning=" (сколько соседей показать)")
         cosines = self.similarities(query)                       # (V,)
         skip = set(exclude) | ({query} if isinstance(query, str) else set())
-        order = np.argsort(-cosines, kind="stable")              # при равенстве — частое слово раньше
+        # Сначала больший косинус, округлённый до 6 знаков (дальше — шум округления, разный на разных
+        # процессорах), при равенстве — частое слово раньше: порядок одинаков на любой машине.
+        order = np.lexsort((np.arange(len(cosines)), -np.round(cosines, 6)))
         return [(self.vocab[i], float(cosines[i])) for i in order if self.vocab[i] not in skip][:k]
 
 

@@ -7,6 +7,8 @@
 
 import numpy as np
 
+from course_lib._checks import check_int
+
 from course_lib.functional import scaled_dot_product_attention
 from course_lib.nn import Embedding, Linear, Module, MultiHeadAttention
 from course_lib.nn.positional import sinusoidal_encoding
@@ -153,8 +155,7 @@ def _check_prompt(model, prompt, steps):
             f"prompt: ожидались целые номера токенов формы (N, T0) с T0 ≥ 1, а пришло {prompt.dtype} формы "
             f"{prompt.shape}. Для одной последовательности: np.array([[3, 1, 4]])"
         )
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
-        raise ValueError(f"steps — сколько токенов сгенерировать, целое число ≥ 1, а пришло {steps!r}")
+    check_int(steps, "steps", "генерация", meaning=" (сколько токенов сгенерировать)")
     if prompt.shape[1] + steps > model.max_len:
         raise ValueError(
             f"промпт ({prompt.shape[1]}) + steps ({steps}) длиннее max_len={model.max_len} модели"

@@ -5,6 +5,8 @@
 
 import numpy as np
 
+from course_lib._checks import check_int
+
 from course_lib.nn import Embedding, Linear, Module, MultiHeadAttention
 from course_lib.autograd.tensor import no_grad
 
@@ -20,8 +22,7 @@ class TinyAttention(Module):
 
     def __init__(self, vocab_size, num_classes, d_model=16, num_heads=1, max_len=None, init_scale=0.3):
         for name, value in (("vocab_size", vocab_size), ("num_classes", num_classes), ("d_model", d_model)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"TinyAttention: {name} — целое число ≥ 1, а пришло {value!r}")
+            check_int(value, name, "TinyAttention")
         self.max_len = max_len
         self.tokens = Embedding(vocab_size, d_model)
         self.positions = Embedding(max_len, d_model) if max_len else None

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from course_lib._checks import check_int
+
 UNK = "<unk>"
 BANK = "банк"
 SENSES = ("река", "деньги", "банка")          # класс 0, 1, 2
@@ -83,8 +85,7 @@ def bank_sentences(n, T=6, seed=0, unclear=0.25):
     _check_count(n, "n")
     if not 0 <= unclear <= 1:
         raise ValueError(f"bank_sentences: unclear — доля предложений без решающего слова, от 0 до 1, а пришло {unclear!r}")
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or not 3 <= T <= len(FILLER_WORDS) + 2:
-        raise ValueError(f"bank_sentences: T — длина предложения от 3 до {len(FILLER_WORDS) + 2}, а пришло {T!r}")
+    check_int(T, "T", "bank_sentences", low=3, high=len(FILLER_WORDS) + 2, meaning=" (длина предложения)")
     rng = np.random.default_rng(seed)
     labels = rng.integers(0, len(SENSES), size=n)                                   # (N,)
     labels[rng.random(n) < unclear] = UNCLEAR
@@ -120,8 +121,7 @@ def two_relations(n, T=8, K=5, seed=0):
     """
     _check_count(n, "n")
     for name, value, low, high in (("T", T, 3, 64), ("K", K, 2, len(LETTERS))):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-            raise ValueError(f"two_relations: {name} — целое от {low} до {high}, а пришло {value!r}")
+        check_int(value, name, "two_relations", low=low, high=high)
     ids = np.random.default_rng(seed).integers(0, K, size=(n, T))                   # (N, T)
     first = np.repeat(ids[:, :1], T - 1, axis=1)                                    # (N, T - 1)
     return RelationsData(ids, first, ids[:, :-1].copy(), int(K))
@@ -134,5 +134,4 @@ def letters(ids, numbered=False):
 
 
 def _check_count(n, name):
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"{name} — сколько примеров сделать, целое число ≥ 1, а пришло {n!r}")
+    check_int(n, name, "задача", meaning=" (сколько примеров сделать)")

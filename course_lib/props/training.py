@@ -4,6 +4,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from course_lib._checks import check_int
+
 from course_lib.functional import cross_entropy
 from course_lib.optim import Adam
 
@@ -26,10 +28,8 @@ def train(model, loss_fn, steps, lr=0.01, probe=None, snapshot_every=10):
     probe — номера токенов (T,) пробной последовательности: её веса внимания
     (`model.attention_weights`) снимаются до обучения и каждые snapshot_every шагов.
     """
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
-        raise ValueError(f"train: steps — сколько шагов сделать, целое число ≥ 1, а пришло {steps!r}")
-    if isinstance(snapshot_every, bool) or not isinstance(snapshot_every, (int, np.integer)) or snapshot_every < 1:
-        raise ValueError(f"train: snapshot_every — целое число ≥ 1, а пришло {snapshot_every!r}")
+    check_int(steps, "steps", "train", meaning=" (сколько шагов сделать)")
+    check_int(snapshot_every, "snapshot_every", "train", meaning=" (через сколько шагов снимать веса)")
     optimizer = Adam(model.parameters(), lr=lr)
     losses, snapshot_steps, snapshots = [], [], []
 

@@ -1,0 +1,49 @@
+"""Как мерить цену внимания: время процессора, пик памяти, наклон на графике log–log (уроки 03 и 08).
+
+Время — время процессора (`time.process_time`), лучшее из нескольких повторов: пока процессор
+занят соседними программами, эти часы стоят, поэтому замер почти не портится на занятой машине.
+Время процессора складывается по всем потокам, поэтому BLAS лучше считать в один поток
+(`OPENBLAS_NUM_THREADS=1` до импорта NumPy — так делают урок 08 и `benchmarks/efficient.py`).
+
+Память — пик выделений, о которых NumPy сообщает модулю `tracemalloc`, сверх уже занятого
+до вызова: входы не считаются, выход и все промежуточные массивы — считаются.
+"""
+
+import time
+import tracemalloc
+
+import numpy as np
+
+
+def seconds(fn, repeats=5, warmup=True):
+    """Лучшее из `repeats` время процессора (с) на один вызов fn(); сначала один прогрев."""
+    if warmup:
+        fn()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.process_time()
+        fn()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def peak_bytes(fn):
+    """Пик памяти (байт), выделенной за время fn() сверх уже занятой."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        fn()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+def slope(x, y):
+    """Наклон прямой на графике log–log: показатель a в y ∝ x^a (число float)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or len(x) < 2:
+        raise ValueError(f"slope: нужны два одномерных массива одной длины ≥ 2, а пришли формы {x.shape} и {y.shape}")
+    if (x <= 0).any() or (y <= 0).any():
+        raise ValueError("slope: логарифм берётся только от положительных чисел — в x или y есть ноль или минус")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
