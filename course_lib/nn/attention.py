@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_float, check_mask
+from course_lib._checks import check_float, check_int, check_mask
 from course_lib.functional import causal_mask, scaled_dot_product_attention
 from course_lib.nn.layers import Linear
 from course_lib.nn.module import Module
@@ -18,7 +18,9 @@ class MultiHeadAttention(Module):
     """
 
     def __init__(self, d_model, num_heads, causal=False):
-        if num_heads < 1 or d_model % num_heads != 0:
+        check_int(d_model, "d_model", "MultiHeadAttention", meaning=" (длина вектора токена)")
+        check_int(num_heads, "num_heads", "MultiHeadAttention", meaning=" (число голов)")
+        if d_model % num_heads != 0:
             raise ValueError(
                 f"d_model={d_model} не делится на num_heads={num_heads}: каждой голове нужно "
                 f"d_model // num_heads измерений. Возьмите, например, num_heads из {_divisors(d_model)}"

@@ -1,0 +1,28 @@
+"""Блок трансформера (pre-norm, как в GPT-2): внимание и feed-forward, каждое — прибавкой к x (урок 09)."""
+
+from course_lib.nn.attention import MultiHeadAttention
+from course_lib.nn.feedforward import FeedForward
+from course_lib.nn.module import Module
+from course_lib.nn.norm import LayerNorm
+
+
+class TransformerBlock(Module):
+    """x = x + attn(ln1(x)); x = x + ffn(ln2(x)) — так устроен каждый слой GPT.
+
+    x: (N, T, d_model) -> (N, T, d_model). `.attn` — MultiHeadAttention (его веса после вызова —
+    `block.attn.attn`, (N, h, T, T)), `.ffn` — FeedForward, `.ln1`, `.ln2` — LayerNorm.
+    d_ff по умолчанию 4·d_model; тогда параметров 12·d_model² + 13·d_model.
+    """
+
+    def __init__(self, d_model, num_heads, d_ff=None, causal=True):
+        d_ff = 4 * d_model if d_ff is None else d_ff
+        self.ln1 = LayerNorm(d_model)
+        self.attn = MultiHeadAttention(d_model, num_heads, causal=causal)
+        self.ln2 = LayerNorm(d_model)
+        self.ffn = FeedForward(d_model, d_ff)
+
+    def forward(self, x, mask=None):
+        """x: (N, T, d_model); mask — как у MultiHeadAttention (True = «можно смотреть»)."""
+        x = x + self.attn(self.ln1(x), mask)         # (N, T, D): токены обмениваются сведениями
+        x = x + self.ffn(self.ln2(x))                # (N, T, D): каждый токен думает сам
+        return x
