@@ -1,0 +1,134 @@
+"""Индукционная голова с нуля (урок 09): задача «блок, повторённый дважды» и модель для неё.
+
+Последовательность — BOS, затем блок случайных токенов, затем тот же блок ещё раз. Первую копию
+не угадать: токены случайные. Вторую можно угадать целиком (кроме первого её токена — где кончился
+блок, модель не знает), если найти, где текущий токен уже был, и взять токен после него.
+Это и делает пара голов: в слое 0 — «смотрю на предыдущий токен», в слое 1 — индукционная.
+"""
+
+import copy
+
+import numpy as np
+
+from course_lib.functional import softmax
+from course_lib.autograd.tensor import no_grad
+from course_lib.nn import Embedding, Linear, Module, MultiHeadAttention
+
+VOCAB = 32                       # случайные токены 0…31
+BOS = VOCAB                      # номер 32 — «начало последовательности»; всего токенов VOCAB + 1
+LENGTHS = (6, 12)                # длина блока: случайная в этих пределах, своя у каждого батча
+MAX_LEN = 1 + 2 * LENGTHS[1]     # BOS + две копии самого длинного блока
+
+
+def repeated_blocks(N, length, rng, vocab=VOCAB):
+    """N последовательностей BOS + блок + тот же блок: целые (N, 1 + 2·length).
+
+    Токены блока — случайные из 0…vocab−1, с повторениями. rng — np.random.Generator.
+    """
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
+        raise ValueError(f"length — длина блока, целое число ≥ 1, а пришло {length!r}")
+    block = rng.integers(0, vocab, size=(N, length))                  # (N, L)
+    bos = np.full((N, 1), BOS)
+    return np.concatenate([bos, block, block], axis=1)                # (N, 1 + 2L)
+
+
+def random_batch(N, rng, lengths=LENGTHS):
+    """Один батч для обучения: длина блока — случайная из lengths = (min, max) включительно."""
+    length = int(rng.integers(lengths[0], lengths[1] + 1))
+    return repeated_blocks(N, length, rng)
+
+
+def copy_positions(T):
+    """Какие предсказания к какой копии относятся, для последовательности длины T = 1 + 2L.
+
+    Предсказание в позиции t — это ставка на токен t + 1. first — позиции 0…L−1 (ставки на
+    токены первой копии), second — позиции L+1…2L−1 (ставки на токены второй копии со второго:
+    первый её токен не угадать — модель не знает, где кончился блок).
+    """
+    L = (T - 1) // 2
+    return np.arange(0, L), np.arange(L + 1, 2 * L)
+
+
+def token_losses(logits, ids):
+    """−log p(следующего токена) в каждой позиции: logits (N, T, V), ids (N, T) -> (N, T − 1)."""
+    probs = softmax(np.asarray(logits)[:, :-1], axis=-1)                         # (N, T − 1, V)
+    picked = np.take_along_axis(probs, ids[:, 1:, None], axis=-1)[..., 0]        # (N, T − 1)
+    return -np.log(np.maximum(picked, np.finfo(float).tiny))
+
+
+def copy_losses(logits, ids):
+    """Средний loss (в натах) на первой и на второй копии: пара float."""
+    losses = token_losses(logits, ids)
+    first, second = copy_positions(ids.shape[1])
+    return float(losses[:, first].mean()), float(losses[:, second].mean())
+
+
+class AttentionOnly(Module):
+    """Слой внимания с residual-связью и больше ничего: x + MHA(x) (урок 09).
+
+    Как в `TransformerBlock`, внимание лежит в `.attn` — но без LayerNorm и FFN.
+    """
+
+    def __init__(self, d_model, num_heads):
+        self.attn = MultiHeadAttention(d_model, num_heads, causal=True)
+
+    def forward(self, x):
+        return x + self.attn(x)                       # (N, T, D) -> (N, T, D)
+
+
+class TinyLM(Module):
+    """Маленькая языковая модель: эмбеддинги токена и позиции -> стопка блоков -> unembedding (урок 09).
+
+    ids (N, T) -> logits (N, T, vocab_size): в каждой позиции — оценки следующего токена.
+    blocks — список слоёв (N, T, D) -> (N, T, D), у каждого внимание в `.attn`.
+    """
+
+    def __init__(self, blocks, d_model, vocab_size=VOCAB + 1, max_len=MAX_LEN, final_norm=None):
+        self.vocab_size, self.max_len = vocab_size, max_len
+        self.tokens = Embedding(vocab_size, d_model)
+        self.positions = Embedding(max_len, d_model)
+        self.blocks = list(blocks)
+        self.final_norm = final_norm
+        self.unembed = Linear(d_model, vocab_size)
+
+    def forward(self, ids):
+        ids = np.asarray(ids)
+        N, T = ids.shape
+        x = self.tokens(ids) + self.positions(np.arange(T))      # (N, T, D)
+        for block in self.blocks:
+            x = block(x)                                         # (N, T, D) -> (N, T, D)
+        if self.final_norm is not None:
+            x = self.final_norm(x)
+        return self.unembed(x)                                   # (N, T, D) -> (N, T, vocab_size)
+
+    def weights(self):
+        """Веса внимания последнего прохода: (N, layers, h, T, T)."""
+        return np.stack([block.attn.attn for block in self.blocks], axis=1)
+
+    def attention_weights(self, ids):
+        """Веса всех голов на одной последовательности ids (T,), без графа: (layers, h, T, T)."""
+        with no_grad():
+            self(np.asarray(ids)[None])
+        return self.weights()[0]
+
+    def extra_repr(self):
+        return f"vocab_size={self.vocab_size}, max_len={self.max_len}, layers={len(self.blocks)}"
+
+
+def attention_only(num_layers=2, d_model=32, num_heads=2):
+    """Модель опыта: num_layers слоёв x + MHA(x), без LayerNorm и FFN."""
+    return TinyLM([AttentionOnly(d_model, num_heads) for _ in range(num_layers)], d_model)
+
+
+def ablate(model, heads):
+    """Копия модели, в которой выключены головы heads — список пар (слой, голова).
+
+    Выключить голову — обнулить её строки в W_o: её context больше ничего не добавляет
+    в residual-поток. Сама модель не меняется.
+    """
+    ablated = copy.deepcopy(model)
+    for layer, head in heads:
+        attn = ablated.blocks[layer].attn
+        rows = slice(head * attn.d_head, (head + 1) * attn.d_head)
+        attn.W_o.weight.data[rows] = 0.0                         # (D, D): строки head·d_head … — вклад головы
+    return ablated

@@ -1,0 +1,116 @@
+"""Обучение и измерения опыта с индукционной головой (урок 09): loss по копиям, роли голов, выключение голов.
+
+Задача и модель — в `course_lib.props.induction`.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from course_lib.autograd.tensor import no_grad
+from course_lib.functional import cross_entropy
+from course_lib.props.induction import LENGTHS, copy_losses, random_batch, repeated_blocks
+from course_lib.props.training import train
+
+EVAL_SEED = 2026                 # проверочные последовательности: их модель не видела ни на одном шаге
+
+
+@dataclass
+class InductionHistory:
+    """Что запомнило обучение: по шагам (steps,) — loss на всех позициях (`losses`), на первой копии
+    (`first`) и на второй (`second`), каждый — на батче этого шага; снимки весов на пробной
+    последовательности — `snapshots` (S, layers, h, T, T) после `snapshot_steps` (S,) шагов."""
+    losses: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    snapshot_steps: np.ndarray
+    snapshots: np.ndarray
+
+
+def next_token_loss(logits, ids):
+    """Кросс-энтропия следующего токена во всех позициях: logits (N, T, V), ids (N, T) -> скаляр."""
+    return cross_entropy(logits[:, :-1], ids[:, 1:])       # позиция t ставит на токен t + 1
+
+
+def train_induction(model, steps, seed, lr=1e-2, batch=32, lengths=LENGTHS, probe=None, snapshot_every=10):
+    """Учит model предсказывать следующий токен на свежих батчах «блок дважды» (урок 09).
+
+    seed задаёт батчи (веса задаёт `manual_seed` до создания модели). lengths = (min, max) —
+    пределы длины блока; (8, 8) — одна длина на все батчи. probe — пробная последовательность (T,).
+    """
+    rng = np.random.default_rng(seed)
+    first, second = [], []
+
+    def loss_fn(model):
+        ids = random_batch(batch, rng, lengths)            # (N, 1 + 2L): у каждого шага свои
+        logits = model(ids)                                # (N, T, V)
+        f, s = copy_losses(logits.data, ids)
+        first.append(f)
+        second.append(s)
+        return next_token_loss(logits, ids)
+
+    # Один поток BLAS: на матрицах 32×32 второй поток не ускоряет, а тратит вдвое больше процессора
+    # (на занятой машине — во много раз больше, см. benchmarks/training.py).
+    with threadpool_limits(limits=1, user_api="blas"):
+        history = train(model, loss_fn, steps, lr=lr, probe=probe, snapshot_every=snapshot_every)
+    return InductionHistory(history.losses, np.array(first), np.array(second),
+                            history.snapshot_steps, history.snapshots)
+
+
+def previous_token_scores(weights):
+    """Сколько веса каждая голова отдаёт предыдущему токену: (..., T, T) -> (...).
+
+    Средний weights[t, t − 1] по запросам t = 1…T−1.
+    """
+    t = np.arange(1, weights.shape[-1])
+    return weights[..., t, t - 1].mean(axis=-1)
+
+
+def prefix_matching_scores(weights):
+    """Сколько веса голова отдаёт «токену после прошлого раза»: (..., T, T), T = 1 + 2L -> (...).
+
+    Запрос q во второй копии (q = L+1…2L) держит тот же токен, что позиция q − L в первой;
+    «после прошлого раза» — позиция q − L + 1. Средний weights[q, q − L + 1] по этим q.
+    """
+    L = (weights.shape[-1] - 1) // 2
+    q = np.arange(L + 1, 2 * L + 1)
+    return weights[..., q, q - L + 1].mean(axis=-1)
+
+
+@dataclass
+class InductionReport:
+    """Проверка на последовательностях, которых модель не видела: loss на копиях (наты) и роли голов.
+
+    previous, prefix: (layers, h) — previous_token_scores и prefix_matching_scores каждой головы.
+    """
+    first: float
+    second: float
+    previous: np.ndarray
+    prefix: np.ndarray
+
+    def previous_head(self):
+        """(слой, голова) с наибольшим previous-token в слое 0."""
+        return 0, int(np.argmax(self.previous[0]))
+
+    def induction_head(self):
+        """(слой, голова) с наибольшим prefix-matching в последнем слое."""
+        layer = len(self.prefix) - 1
+        return layer, int(np.argmax(self.prefix[layer]))
+
+
+def evaluate(model, per_length=32, lengths=LENGTHS, seed=EVAL_SEED):
+    """InductionReport модели на per_length последовательностях каждой длины блока из lengths."""
+    rng = np.random.default_rng(seed)
+    firsts, seconds, previous, prefix = [], [], [], []
+    with no_grad(), threadpool_limits(limits=1, user_api="blas"):
+        for length in range(lengths[0], lengths[1] + 1):
+            ids = repeated_blocks(per_length, length, rng)
+            f, s = copy_losses(model(ids).data, ids)
+            weights = model.weights()                      # (N, layers, h, T, T)
+            firsts.append(f)
+            seconds.append(s)
+            previous.append(previous_token_scores(weights).mean(axis=0))
+            prefix.append(prefix_matching_scores(weights).mean(axis=0))
+    return InductionReport(float(np.mean(firsts)), float(np.mean(seconds)),
+                           np.mean(previous, axis=0), np.mean(prefix, axis=0))
