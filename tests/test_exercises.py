@@ -1,36 +1,68 @@
-"""Проверки упражнений: верное решение — ✅, типичные ошибки — ❌ с нужной подсказкой, заготовка — ⏳."""
+"""Таблица проверок упражнений: каждую `check_*` гоняем на неверных и на верных ответах.
 
-import numpy as np
+Случаи лежат в tests/checker_cases/lesson_NN.py, по модулю на урок; этот файл собирает все такие
+модули сам, его править не нужно. Чтобы добавить случаи (например, для урока 09), создайте
+tests/checker_cases/lesson_09.py со списком
+
+    CASES = [
+        (check_x, wrong_answer, "кусок подсказки", "id"),   # ❌, и подсказка называет эту ошибку
+        (check_x, right_answer, None, "id"),                # ✅
+    ]
+
+У каждой проверки из `course_lib.exercises.__all__` должно быть не меньше 4 неверных ответов
+и 2 верных, записанных по-разному (циклы, float32, другие функции NumPy) — это тоже проверяется.
+Заготовка с `raise NotImplementedError` для каждой проверки даёт ⏳, а не исключение.
+"""
+
+import importlib
+import pkgutil
+from collections import Counter
+
 import pytest
 
-from course_lib.exercises import check_softmax
+import checker_cases
+import course_lib.exercises as exercises
+from course_lib.exercises._checker import UNREADABLE
 
-from checker_asserts import assert_hint, assert_not_solved
+from checker_asserts import assert_not_solved
 
+CHECKERS = {name: getattr(exercises, name) for name in exercises.__all__ if name.startswith("check_")}
+CASES = [case for info in pkgutil.iter_modules(checker_cases.__path__) if info.name.startswith("lesson_")
+         for case in importlib.import_module(f"checker_cases.{info.name}").CASES]
 
-def right(scores):
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def test_stub_is_not_solved_and_does_not_raise(capsys):
-    assert_not_solved(check_softmax, capsys)
-
-
-def test_right_answer_passes(capsys):
-    assert check_softmax(right).passed
-    assert capsys.readouterr().out.startswith("✅")
+# Так выглядят ошибки NumPy по-английски: ученик не должен видеть их вместо подсказки.
+RAW_NUMPY = ["could not be broadcast", "core dimension", "not aligned", "out of bounds", "cannot reshape",
+             "must match exactly", "axes don't match", "zero-size array", "Traceback"]
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (lambda s: np.exp(s), "не нормированы"),
-    (lambda s: np.exp(s) / np.exp(s).sum(axis=0, keepdims=True), "столбцы"),
-    (lambda s: np.exp(s) / np.exp(s).sum(), "строки"),
-    (lambda s: np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True), "максимум"),
-    (lambda s: s[:-1], "форма"),
-    (lambda s: None, "return"),
-    (lambda s: 1 / 0, "ZeroDivisionError"),
-])
-def test_typical_mistakes_get_specific_hints(wrong, hint, capsys):
-    assert_hint(check_softmax, wrong, hint)
-    assert capsys.readouterr().out.startswith("❌")
+@pytest.mark.parametrize("check, candidate, fragment", [case[:3] for case in CASES],
+                         ids=[f"{case[0].__name__}-{case[3]}" for case in CASES])
+def test_checker_table(check, candidate, fragment, capsys):
+    result = check(candidate)
+    printed = capsys.readouterr().out
+    assert printed.strip().splitlines()[-1] == result.message, printed
+    if fragment is None:
+        assert result.passed and printed.startswith("✅"), f"верное решение не принято: {result.message}"
+        return
+    assert not result.passed and result.solved, f"ошибочное решение не поймано: {result.message}"
+    assert result.message.startswith("❌")
+    assert fragment in result.message, result.message
+    assert not any(raw in result.message for raw in RAW_NUMPY), result.message
+    assert UNREADABLE.split("(")[0] not in result.message, result.message
+
+
+@pytest.mark.parametrize("check", CHECKERS.values(), ids=CHECKERS.keys())
+def test_stub_is_not_solved_and_does_not_raise(check, capsys):
+    assert_not_solved(check, capsys)
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+def test_every_checker_has_enough_wrong_and_right_answers(name):
+    wrong = sum(1 for case in CASES if case[0] is CHECKERS[name] and case[2] is not None)
+    right = sum(1 for case in CASES if case[0] is CHECKERS[name] and case[2] is None)
+    assert wrong >= 4 and right >= 2, f"{name}: неверных {wrong} (нужно ≥ 4), верных {right} (нужно ≥ 2)"
+
+
+def test_case_ids_are_unique():
+    repeated = [key for key, n in Counter((case[0].__name__, case[3]) for case in CASES).items() if n > 1]
+    assert not repeated, repeated

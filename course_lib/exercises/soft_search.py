@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_finite
+from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_finite, recognize
 from course_lib.functional import softmax
 
 
@@ -12,53 +12,68 @@ def reference(q, K, V):
     return softmax(scores) @ V                      # (T,) @ (T, d_v) -> (d_v,)
 
 
-def _diagnose_shape(out, T, d_v):
+def _diagnose_shape(out, T, d_v, where):
     """Подсказка по форме: чаще всего возвращают веса или невзвешенную сумму не по той оси."""
-    if out.shape == (d_v,):
+    if out.shape == (d_v,) and out.dtype.kind in "biuf":
         return
-    if out.shape == (T,):
-        raise Wrong(f"вернулся вектор длины T = {T} — похоже, это веса. Нужна смесь значений: weights @ V, форма ({d_v},)")
+    if out.shape == (T,) and T != d_v:
+        raise Wrong(f"{where}: вернулся вектор длины T = {T} — похоже, это веса. "
+                    f"Нужна смесь значений: weights @ V, форма ({d_v},)")
     if out.shape == (T, d_v):
-        raise Wrong(f"вернулась матрица ({T}, {d_v}): значения взвешены, но не сложены. "
+        raise Wrong(f"{where}: вернулась матрица ({T}, {d_v}): значения взвешены, но не сложены. "
                     f"Сложите их по оси ключей — это и делает weights @ V, форма ({d_v},)")
-    raise Wrong(f"ожидалась форма ({d_v},) — один вектор-смесь длины d_v, а получилась {out.shape}")
+    raise Wrong(f"{where}: ожидалась форма ({d_v},) — один вектор-смесь длины d_v, а получилась {out.shape}")
+
+
+def _mistakes(q, K, V):
+    """Типичные ошибки: как посчитал бы ошибившийся и что ему сказать."""
+    T, d_k = K.shape
+    scores = K @ q
+    return [
+        (lambda: softmax(scores) @ V, f"почти: вы забыли поделить оценки на √d_k (здесь d_k = {d_k}) — так считает "
+                                      "scaled_dot_product_attention; зачем это нужно — в уроке 03"),
+        (lambda: softmax(scores / d_k) @ V, f"оценки поделены на d_k = {d_k}, а нужно на √d_k — корень из длины ключа"),
+        (lambda: softmax(scores / np.sqrt(T)) @ V, f"оценки поделены на √T (T = {T} — число ключей), а нужно на √d_k "
+                                                   f"(d_k = {d_k} — длина ключа и запроса, len(q))"),
+        (lambda: softmax(scores / np.sqrt(V.shape[1])) @ V, f"оценки поделены на √d_v (d_v = {V.shape[1]} — длина "
+                                                            f"значения), а нужно на √d_k = √len(q)"),
+        (lambda: scores / np.sqrt(d_k) @ V, "оценки не превращены в веса: примените softmax — тогда веса положительны "
+                                            "и в сумме дают 1"),
+        (lambda: scores @ V, "оценки не превращены в веса: примените softmax — тогда веса положительны и в сумме дают 1"),
+        (lambda: np.exp(scores / np.sqrt(d_k)) @ V, "exp есть, но веса не нормированы: поделите их на сумму, чтобы вышло 1"),
+        (lambda: softmax(scores / np.sqrt(d_k)) @ K, "вы смешали ключи, а не значения: ключи нужны только для оценок, "
+                                                     "в смесь идут V"),
+        (lambda: softmax(V @ q / np.sqrt(d_k)) @ V, "оценки посчитаны по значениям V, а нужно по ключам: "
+                                                    "оценки = K @ q / √d_k"),
+        (lambda: np.exp(scores / np.sqrt(d_k)) / np.exp(scores / np.sqrt(d_k)).sum() @ V,
+         "exp(оценки) переполняется: вычтите из оценок максимум (softmax от этого не меняется) "
+         "или возьмите nt.softmax"),
+    ]
+
+
+def _examples():
+    """Входы от обычного к трудному: (q, K, V, как о них сказать)."""
+    rng = np.random.default_rng(2)
+    T, d_k, d_v = 5, 4, 3                             # все разные: по форме видно, что перепутано
+    q, K, V = rng.normal(size=d_k), rng.normal(size=(T, d_k)), rng.normal(size=(T, d_v))
+    yield q, K, V, "для q (4,), K (5, 4), V (5, 3)"
+    yield q, K, rng.normal(size=(T, d_k)), "при d_v = d_k = 4"      # теперь можно перепутать K и V
+    yield 1000 * q, K, V, "при больших оценках (q в 1000 раз длиннее)"   # exp(1000) не помещается в float
+    yield q, K[:1], V[:1], "для одного ключа (T = 1): вес 1, выход — V[0]"
+    q9, K9, V9 = rng.normal(size=9), rng.normal(size=(7, 9)), rng.normal(size=(7, 2))
+    yield q9.astype(np.float32), K9.astype(np.float32), V9.astype(np.float32), "для float32, d_k = 9, T = 7"
 
 
 @checker
 def check_attend_one(candidate):
     """candidate(q, K, V) -> softmax(K q / √d_k) V формы (d_v,)."""
-    rng = np.random.default_rng(2)
-    T, d_k, d_v = 5, 4, 3                             # все разные: по форме видно, что перепутано
-    q, K, V = rng.normal(size=d_k), rng.normal(size=(T, d_k)), rng.normal(size=(T, d_v))
-    out = call(candidate, q, K, V)
-    _diagnose_shape(out, T, d_v)
-    expect_finite(out, "на обычных числах nan быть не должно: проверьте деление и exp")
-    scores = K @ q
-    if np.allclose(out, softmax(scores) @ V):
-        raise Wrong("почти: вы забыли поделить оценки на √d_k (здесь d_k = 4, делить на 2) — "
-                    "так считает scaled_dot_product_attention; зачем это нужно — в уроке 03")
-    if np.allclose(out, softmax(scores / d_k) @ V):
-        raise Wrong("оценки поделены на d_k, а нужно на √d_k — корень из длины ключа")
-    if np.allclose(out, scores / np.sqrt(d_k) @ V) or np.allclose(out, scores @ V):
-        raise Wrong("оценки не превращены в веса: примените softmax — тогда веса положительны и в сумме дают 1")
-    if np.allclose(out, np.exp(scores / np.sqrt(d_k)) @ V):
-        raise Wrong("exp есть, но веса не нормированы: поделите их на сумму, чтобы вышло 1")
-    expect_close(out, reference(q, K, V), "смесь неверная: оценки = K @ q / √d_k, веса = softmax(оценки), выход = веса @ V")
-
-    square_V = rng.normal(size=(T, d_k))              # d_v = d_k: теперь можно перепутать K и V
-    out = call(candidate, q, K, square_V)
-    _diagnose_shape(out, T, d_k)
-    weights = softmax(K @ q / np.sqrt(d_k))
-    if np.allclose(out, weights @ K):
-        raise Wrong("вы смешали ключи, а не значения: ключи нужны только для оценок, в смесь идут V")
-    if np.allclose(out, softmax(square_V @ q / np.sqrt(d_k)) @ square_V):
-        raise Wrong("оценки посчитаны по значениям V, а нужно по ключам: оценки = K @ q / √d_k")
-    expect_close(out, reference(q, K, square_V), "при d_v = d_k смесь неверная: оценки = K @ q / √d_k, выход = веса @ V")
-
-    large = 1000 * q                                  # оценки в тысячи: exp(1000) не помещается в float
-    with np.errstate(all="ignore"):
-        out = call(candidate, large, K, V)
-    expect_finite(out, "при больших оценках exp переполняется: вычтите из оценок максимум "
-                       "(softmax от этого не меняется) или возьмите nt.softmax")
-    expect_close(out, reference(large, K, V), "при больших оценках смесь неверная")
-    return "внимание для одного запроса работает: оценки → softmax → смесь значений"
+    for q, K, V, where in _examples():
+        out = call(candidate, q.copy(), K.copy(), V.copy())
+        _diagnose_shape(out, len(K), V.shape[1], where)
+        q64, K64, V64 = (np.asarray(a, dtype=float) for a in (q, K, V))
+        right = reference(q64, K64, V64)
+        recognize(out, right, _mistakes(q64, K64, V64), f"{where}: ")
+        expect_finite(out, f"{where}: проверьте деление и exp — вычтите из оценок максимум или возьмите nt.softmax")
+        expect_close(out, right, f"{where}: смесь неверная — оценки = K @ q / √d_k, веса = softmax(оценки), "
+                                 "выход = веса @ V", atol=1e-6)
+    return "внимание для одного запроса работает: оценки → softmax → смесь значений, даже для одного ключа и float32"

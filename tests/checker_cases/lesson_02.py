@@ -1,0 +1,121 @@
+"""Урок 02: softmax и внимание для одного запроса — неверные ответы (с куском подсказки) и верные (None)."""
+
+import numpy as np
+
+import course_lib as nt
+from course_lib.exercises.soft_search import check_attend_one
+from course_lib.exercises.softmax import check_softmax
+
+
+def softmax(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_rows_loop(s):
+    """Цикл по строкам любой формы: каждая строка — отдельный вектор."""
+    out = np.empty(s.shape)
+    for index in np.ndindex(s.shape[:-1]):
+        row = np.exp(s[index] - max(s[index]))
+        out[index] = row / sum(row)
+    return out
+
+
+def softmax_float32(s):
+    e = np.exp(np.float32(s) - np.max(s, axis=-1, keepdims=True).astype(np.float32))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def softmax_logsumexp(s):
+    m = np.amax(s, axis=-1, keepdims=True)
+    return np.exp(s - m - np.log(np.exp(s - m).sum(axis=-1, keepdims=True)))
+
+
+def shifted(shift):
+    def my_softmax(s):
+        e = np.exp(s - shift(s))
+        return e / e.sum(axis=-1, keepdims=True)
+    return my_softmax
+
+
+def no_keepdims(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1)
+
+
+def max_no_keepdims(s):
+    e = np.exp(s - s.max(axis=-1))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def attend(q, K, V):
+    scores = K @ q / np.sqrt(len(q))
+    weights = np.exp(scores - scores.max())
+    return weights / weights.sum() @ V
+
+
+def attend_loop(q, K, V):
+    d_k = q.shape[0]
+    scores = [sum(q[j] * K[i, j] for j in range(d_k)) / d_k ** 0.5 for i in range(K.shape[0])]
+    top = max(scores)
+    weights = [np.exp(s - top) for s in scores]
+    return sum(w * V[i] for i, w in enumerate(weights)) / sum(weights)
+
+
+def unstable(x):
+    e = np.exp(x)
+    return e / e.sum()
+
+
+CASES = [
+    # ---- softmax: неверные
+    (check_softmax, lambda s: np.exp(s), "не нормированы", "exp-only"),
+    (check_softmax, lambda s: np.exp(s) / np.exp(s).sum(axis=0, keepdims=True), "столбцы", "axis0"),
+    (check_softmax, lambda s: np.exp(s) / np.exp(s).sum(axis=1, keepdims=True), "axis=-1", "axis1-on-vector"),
+    (check_softmax, lambda s: np.exp(s) / np.exp(s).sum(), "по всей матрице", "whole-sum"),
+    (check_softmax, no_keepdims, "keepdims=True", "no-keepdims"),
+    (check_softmax, max_no_keepdims, "keepdims=True", "max-no-keepdims"),
+    (check_softmax, shifted(lambda s: 0), "переполняет", "no-shift"),
+    (check_softmax, shifted(lambda s: s.min(axis=-1, keepdims=True)), "вычли минимум", "min-shift"),
+    (check_softmax, shifted(lambda s: s.mean(axis=-1, keepdims=True)), "вычли среднее", "mean-shift"),
+    (check_softmax, shifted(lambda s: s.max()), "максимум всей матрицы", "global-max"),
+    (check_softmax, shifted(lambda s: s.max(axis=0, keepdims=True)), "максимум столбца", "column-max"),
+    (check_softmax, lambda s: softmax(s)[..., :-1], "ожидалась форма", "shape"),
+    (check_softmax, lambda s: softmax(s) + 0.01, "строки не дают в сумме 1", "offset"),
+    (check_softmax, lambda s: None, "return", "no-return"),
+    (check_softmax, lambda s: 1 / 0, "ZeroDivisionError", "crash"),
+    # ---- softmax: верные
+    (check_softmax, softmax, None, "max-keepdims"),
+    (check_softmax, softmax_rows_loop, None, "loop-over-rows"),
+    (check_softmax, softmax_float32, None, "float32"),
+    (check_softmax, softmax_logsumexp, None, "logsumexp"),
+    (check_softmax, nt.softmax, None, "library"),
+    (check_softmax, lambda s: nt.softmax(nt.tensor(s)), None, "tensor"),
+
+    # ---- внимание для одного запроса: неверные
+    (check_attend_one, lambda q, K, V: nt.softmax(K @ q / np.sqrt(len(q))), "похоже, это веса", "weights"),
+    (check_attend_one, lambda q, K, V: nt.softmax(K @ q / np.sqrt(len(q)))[:, None] * V, "не сложены", "not-summed"),
+    (check_attend_one, lambda q, K, V: V[0, :2], "ожидалась форма (3,)", "shape"),
+    (check_attend_one, lambda q, K, V: nt.softmax(K @ q) @ V, "забыли поделить оценки на √d_k", "no-sqrt"),
+    (check_attend_one, lambda q, K, V: nt.softmax(K @ q / len(q)) @ V, "на d_k, а нужно на √d_k", "by-d_k"),
+    (check_attend_one, lambda q, K, V: nt.softmax(K @ q / np.sqrt(len(K))) @ V, "√T", "by-sqrt-T"),
+    (check_attend_one, lambda q, K, V: (K @ q / np.sqrt(len(q))) @ V, "примените softmax", "no-softmax"),
+    (check_attend_one, lambda q, K, V: np.exp(K @ q / np.sqrt(len(q))) @ V, "не нормированы", "not-normalized"),
+    (check_attend_one, lambda q, K, V: nt.softmax(K @ q / np.sqrt(len(q))) @ (K if K.shape == V.shape else V),
+     "смешали ключи", "mix-keys"),
+    (check_attend_one, lambda q, K, V: nt.softmax(V @ q / np.sqrt(len(q))) @ V if K.shape == V.shape else attend(q, K, V),
+     "по значениям V", "scores-from-values"),
+    (check_attend_one, lambda q, K, V: unstable(K @ q / np.sqrt(len(q))) @ V, "вычтите из оценок максимум", "unstable"),
+    (check_attend_one, lambda q, K, V: attend(q, K, V) + 0.1, "смесь неверная", "offset"),
+    (check_attend_one, lambda q, K, V: None, "return", "no-return"),
+    (check_attend_one, lambda q, K, V: q @ K, "в умножении матриц", "q-at-K"),
+    # ---- внимание для одного запроса: верные
+    (check_attend_one, attend, None, "numpy"),
+    (check_attend_one, attend_loop, None, "loops"),
+    (check_attend_one, lambda q, K, V: nt.scaled_dot_product_attention(q[None], K, V)[0][0], None, "library-one-row"),
+    (check_attend_one, lambda q, K, V: nt.tensor(attend(q, K, V)), None, "tensor"),
+    (check_attend_one, lambda q, K, V: np.einsum("t,tv->v", nt.softmax(np.einsum("tk,k->t", K, q) / np.sqrt(q.size)), V),
+     None, "einsum"),
+    (check_attend_one, lambda q, K, V: attend(q.astype(np.float32), K.astype(np.float32), V.astype(np.float32)),
+     None, "float32"),
+]
