@@ -2,8 +2,9 @@
 
 Время — время процессора (`time.process_time`), лучшее из нескольких повторов: пока процессор
 занят соседними программами, эти часы стоят, поэтому замер почти не портится на занятой машине.
-Время процессора складывается по всем потокам, поэтому BLAS лучше считать в один поток
-(`OPENBLAS_NUM_THREADS=1` до импорта NumPy — так делают урок 08 и `benchmarks/efficient.py`).
+Время процессора складывается по всем потокам — и по тем, что просто ждут работы, — поэтому
+на время замера `seconds` просит BLAS считать в один поток (`threadpoolctl`). Иначе на двух
+ядрах внимание для T = 256 «стоило» бы 20 мс вместо 1 мс, и наклон на графике потерял бы смысл.
 
 Память — пик выделений, о которых NumPy сообщает модулю `tracemalloc`, сверх уже занятого
 до вызова: входы не считаются, выход и все промежуточные массивы — считаются.
@@ -13,17 +14,19 @@ import time
 import tracemalloc
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 
 def seconds(fn, repeats=5, warmup=True):
-    """Лучшее из `repeats` время процессора (с) на один вызов fn(); сначала один прогрев."""
-    if warmup:
-        fn()
+    """Лучшее из `repeats` время процессора (с) на один вызов fn(); сначала один прогрев. BLAS — в один поток."""
     best = float("inf")
-    for _ in range(repeats):
-        start = time.process_time()
-        fn()
-        best = min(best, time.process_time() - start)
+    with threadpool_limits(limits=1, user_api="blas"):
+        if warmup:
+            fn()
+        for _ in range(repeats):
+            start = time.process_time()
+            fn()
+            best = min(best, time.process_time() - start)
     return best
 
 

@@ -237,7 +237,7 @@ def test_model_shapes_and_errors():
         TinyAttention(0, 3)
 
 
-def test_word_embedder_handles_unknown_and_long_sentences():
+def test_word_embedder_is_model_embed_with_unknown_words():
     nt.manual_seed(0)
     model = TinyAttention(len(BANK_VOCAB), 4, d_model=8, max_len=4)
     embed = word_embedder(model, BANK_VOCAB)
@@ -245,7 +245,8 @@ def test_word_embedder_handles_unknown_and_long_sentences():
     assert X.shape == (3, 8)
     unk = model.tokens.weight.data[0] + model.positions.weight.data[1]
     assert np.allclose(X[1], unk)                                      # незнакомое слово -> <unk>
-    assert embed("банк у реки и ещё много слов".split()).shape == (7, 8)   # длиннее max_len — без ошибки
+    with pytest.raises(ValueError, match="позиций выучено 4"):          # те же правила, что у model.embed
+        embed("банк у реки и ещё много слов".split())
 
 
 def test_trained_model_plugs_into_the_main_explorer():

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from course_lib.autograd.tensor import no_grad
+from course_lib.props.training import relations_logits
 
 
 @dataclass
@@ -21,9 +22,7 @@ def bank_report(model, data):
 
     Вес усредняется по предложениям, где решающее слово есть, и по головам.
     """
-    with no_grad():
-        logits = model(data.ids, read_at=data.bank).data                # (N, C)
-    weights = model.attention.attn                                      # (N, h, T, T)
+    logits, weights = model.predict(data.ids, read_at=data.bank)       # (N, C), (N, h, T, T)
     has_cue = data.cue >= 0
     rows = np.flatnonzero(has_cue)
     cue_weights = weights[rows, :, data.bank[rows], data.cue[rows]]     # (N_cue, h)
@@ -73,10 +72,9 @@ class RelationsReport:
 
 def relations_report(model, data):
     """Точность на data (RelationsData) и где смотрят головы; считывание выдаёт 2K чисел (см. relations_loss)."""
-    K = data.K
     with no_grad():
-        logits = model(data.ids).data[:, 1:]                            # (N, T, 2K) -> (N, T−1, 2K)
-    right = (logits[..., :K].argmax(-1) == data.first) & (logits[..., K:].argmax(-1) == data.previous)
-    weights = model.attention.attn                                      # (N, h, T, T)
+        first_logits, previous_logits = relations_logits(model, data)   # (N, T−1, K) каждая
+    right = (first_logits.data.argmax(-1) == data.first) & (previous_logits.data.argmax(-1) == data.previous)
+    weights = model.predict(data.ids)[1]                                # (N, h, T, T)
     previous, first = relation_scores(weights)
     return RelationsReport(float(right.mean()), previous, first, head_difference(weights))

@@ -57,26 +57,25 @@ class TinyAttention(Module):
             context = context[np.arange(N), np.asarray(read_at)]    # (N, T, D) -> (N, D): вектор в позиции read_at
         return self.readout(context)                                # (..., D) -> (..., C)
 
+    def predict(self, ids, read_at=None):
+        """Без графа: (оценки как у forward — ndarray, веса внимания (N, h, T, T)) — для отчётов и картинок."""
+        with no_grad():
+            logits = self(ids, read_at=read_at).data
+        return logits, self.attention.attn                          # веса — этого самого вызова
+
     def attention_weights(self, ids):
         """Веса внимания для одной последовательности ids (T,): (h, T, T), без графа."""
-        with no_grad():
-            self.attention(self.embed(np.asarray(ids)[None]))
-        return self.attention.attn[0]                               # (1, h, T, T) -> (h, T, T)
+        return self.predict(np.asarray(ids)[None])[1][0]            # (1, h, T, T) -> (h, T, T)
 
 
 def word_embedder(model, vocabulary):
     """Функция tokens -> X (T, d_model) для `attention_explorer(model=..., embed=...)`.
 
-    Незнакомые слова становятся `<unk>`; позиции длиннее выученных обрезаются до последней.
+    Незнакомые слова становятся `<unk>`; вектор — ровно `model.embed`, с теми же правилами.
     """
 
     def embed(tokens):
-        ids = vocabulary.ids(tokens)[None]                          # (1, T)
         with no_grad():
-            if model.positions is not None and ids.shape[1] > model.max_len:
-                x = model.tokens(ids) + model.positions(np.minimum(np.arange(ids.shape[1]), model.max_len - 1))
-            else:
-                x = model.embed(ids)                                # (1, T, D)
-        return x.data[0]                                            # (T, D)
+            return model.embed(vocabulary.ids(tokens)[None]).data[0]   # (1, T, D) -> (T, D)
 
     return embed

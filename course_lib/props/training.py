@@ -56,9 +56,19 @@ def bank_loss(model, data):
     return cross_entropy(model(data.ids, read_at=data.bank), data.labels)
 
 
-def relations_loss(model, data):
-    """Два вопроса к каждой позиции t ≥ 1: первые K оценок — «какая буква первая»,
-    следующие K — «какая стоит передо мной». Loss — сумма двух кросс-энтропий (задача 2)."""
+def relations_logits(model, data):
+    """Оценки задачи 2 по двум вопросам: (про первую букву, про предыдущую), каждая (N, T − 1, K).
+
+    Считывание выдаёт 2K чисел на позицию: первые K — «какая буква первая», следующие K —
+    «какая стоит передо мной». У позиции 0 нет «предыдущей», её отбрасываем. Раскладку знает
+    только эта функция — ею пользуются и loss, и отчёт (evaluation.relations_report).
+    """
     K = data.K
-    logits = model(data.ids)[:, 1:]                         # (N, T, 2K) -> (N, T − 1, 2K): у позиции 0 нет «предыдущей»
-    return cross_entropy(logits[..., :K], data.first) + cross_entropy(logits[..., K:], data.previous)
+    logits = model(data.ids)[:, 1:]                         # (N, T, 2K) -> (N, T − 1, 2K)
+    return logits[..., :K], logits[..., K:]                 # (N, T − 1, K) и (N, T − 1, K)
+
+
+def relations_loss(model, data):
+    """Loss задачи 2: сумма кросс-энтропий двух вопросов к каждой позиции t ≥ 1."""
+    first, previous = relations_logits(model, data)
+    return cross_entropy(first, data.first) + cross_entropy(previous, data.previous)
