@@ -1,70 +1,146 @@
 """Упражнения урока 01: косинусное сходство, эмбеддинг как one-hot @ таблица, ближайшие соседи."""
 
+import re
+
 import numpy as np
 
-from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_shape
+from course_lib.exercises._checker import Crashed, Wrong, call, checker, expect_close, expect_shape, recognize
 
 
 def _cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
+def _cosine_mistakes(a, b):
+    norm_a, norm_b = np.linalg.norm(a), np.linalg.norm(b)
+    return [
+        (lambda: a @ b, "это скалярное произведение a @ b, а не косинус: поделите его на длины ‖a‖·‖b‖ (np.linalg.norm)"),
+        (lambda: a @ b / norm_a, "поделили на длину только одного вектора: нужно на произведение ‖a‖·‖b‖"),
+        (lambda: a @ b / norm_b, "поделили на длину только одного вектора: нужно на произведение ‖a‖·‖b‖"),
+        (lambda: a @ b / (a @ a * (b @ b)), "поделили на квадраты длин: ‖a‖ = √(a·a), не забудьте корень "
+                                            "(или np.linalg.norm)"),
+        (lambda: a @ b / (norm_a + norm_b), "поделили на сумму длин, а нужно на произведение ‖a‖·‖b‖"),
+        (lambda: abs(a @ b) / (norm_a * norm_b), "взят модуль: у противоположных векторов косинус −1, а не 1 — "
+                                                 "уберите abs"),
+        (lambda: 1 - a @ b / (norm_a * norm_b), "это 1 − cos, «косинусное расстояние»: у одинаковых векторов оно 0. "
+                                                "Нужно само сходство, cos = a·b / (‖a‖·‖b‖)"),
+        (lambda: np.linalg.norm(a - b), "это евклидово расстояние ‖a − b‖, а нужен косинус угла: "
+                                        "a·b / (‖a‖·‖b‖) — он не зависит от длин векторов"),
+    ]
+
+
 @checker
 def check_cosine(candidate):
     """candidate(a, b) -> число: косинус угла между векторами a и b (dim,)."""
     a, b = np.array([1.0, 2.0, 2.0]), np.array([2.0, 0.0, 1.0])
-    out = call(candidate, a, b)
-    if out.shape != ():
-        raise Wrong(f"ожидалось одно число, а пришёл массив формы {out.shape}: "
-                    "сложите покоординатные произведения (a @ b или np.sum(a * b))")
-    if np.isclose(out, a @ b):
-        raise Wrong("это скалярное произведение a @ b, а не косинус: поделите его на длины ‖a‖·‖b‖ (np.linalg.norm)")
-    if np.isclose(out, a @ b / np.linalg.norm(a)) or np.isclose(out, a @ b / np.linalg.norm(b)):
-        raise Wrong("поделили на длину только одного вектора: нужно на произведение ‖a‖·‖b‖")
-    if np.isclose(out, a @ b / (a @ a * (b @ b))):
-        raise Wrong("поделили на квадраты длин: ‖a‖ = √(a·a), не забудьте корень (или np.linalg.norm)")
-    expect_close(out, _cosine(a, b), "косинус для [1, 2, 2] и [2, 0, 1] неверный: cos = a·b / (‖a‖·‖b‖)")
+    rng = np.random.default_rng(1)
+    examples = [(a, b, "для [1, 2, 2] и [2, 0, 1]"), (a, a, "вектора с самим собой (нужно 1)"),
+                (a, -a, "противоположных векторов (нужно −1)"),
+                (np.array([1.0, 0.0]), np.array([0.0, 3.0]), "перпендикулярных векторов (нужно 0)"),
+                (1000 * a, 0.001 * b, "для 1000·a и 0.001·b: косинус не зависит от длин"),
+                (*rng.normal(size=(2, 50)).astype(np.float32), "для векторов длины 50 во float32")]
+    for x, y, where in examples:
+        out = call(candidate, x.copy(), y.copy())
+        if out.shape != ():
+            if out.size == 1:
+                out = out.reshape(())
+            else:
+                raise Wrong(f"{where}: ожидалось одно число, а пришёл массив формы {out.shape}: "
+                            "сложите покоординатные произведения (a @ b или np.sum(a * b))")
+        expect_shape(out, (), where)
+        right = _cosine(x.astype(float), y.astype(float))
+        recognize(out, right, _cosine_mistakes(x.astype(float), y.astype(float)), f"{where}: ")
+        expect_close(out, right, f"{where}: косинус неверный — cos = a·b / (‖a‖·‖b‖)", atol=1e-6)
+    return "косинус верный: 1 — одно направление, 0 — перпендикулярны, −1 — противоположны, длина не важна"
 
-    for x, y, expected, what in [(a, a, 1.0, "вектора с самим собой"), (a, -a, -1.0, "противоположных векторов"),
-                                 (np.array([1.0, 0.0]), np.array([0.0, 3.0]), 0.0, "перпендикулярных векторов")]:
-        expect_close(call(candidate, x, y), expected, f"косинус {what} должен быть {expected:g}")
-    expect_close(call(candidate, 10 * a, b), _cosine(a, b),
-                 "косинус не должен зависеть от длины: cos(10·a, b) = cos(a, b)")
-    return "косинус верный: 1 — одно направление, 0 — перпендикулярны, −1 — противоположны"
+
+def _one_hot_crash(crash, T, V, dim):
+    """Упала на умножении или индексе — почти всегда это длина one-hot: она должна быть V."""
+    sizes = {int(n) for n in re.findall(r"\d+", str(crash.error))}
+    if T in sizes and T != V:
+        why = f"а у вас, похоже, T = len(ids) = {T} — столько токенов, а не строк таблицы"
+    elif dim in sizes and dim != V:
+        why = f"а у вас, похоже, dim = weight.shape[1] = {dim}"
+    else:
+        why = "проверьте np.eye(...)"
+    return Wrong(f"{crash}. Длина one-hot — V = weight.shape[0] = {V} (строк в таблице, по одной на слово "
+                 f"словаря), {why}: one_hot = np.eye(weight.shape[0])[ids]")
 
 
 @checker
 def check_one_hot_lookup(candidate):
     """candidate(ids, weight) -> (T, dim): one_hot(ids) (T, V) @ weight (V, dim) — то же, что weight[ids]."""
-    V, dim = 5, 3
-    weight = np.arange(V * dim, dtype=float).reshape(V, dim) / 10
-    ids = np.array([3, 0, 3, 1])
-    out = call(candidate, ids, weight)
-    if out.shape == (len(ids), V):
-        raise Wrong(f"вышла форма {out.shape} — это сама матрица one-hot (T, V); "
-                    "умножьте её на таблицу: one_hot @ weight")
-    if out.shape == (V, len(ids)) or out.shape == (dim, len(ids)):
-        raise Wrong(f"вышла форма {out.shape}: что-то транспонировано. Строки one-hot — токены (T, V), "
-                    "умножаем слева: one_hot @ weight -> (T, dim)")
-    expect_shape(out, (len(ids), dim), "для ids=[3, 0, 3, 1] и таблицы (5, 3)")
-    if np.allclose(out, weight[ids[::-1]]) and not np.allclose(out, weight[ids]):
-        raise Wrong("строки в обратном порядке: строка i результата — вектор токена ids[i]")
-    expect_close(out, weight[ids],
-                 "строки не совпадают с weight[ids]: в строке i one-hot единица стоит в столбце ids[i]")
-
-    ids = np.array([4, 1])
-    out = call(candidate, ids, weight[:, :2])
-    expect_shape(out, (2, 2), "для ids=[4, 1] и таблицы (5, 2)")
-    expect_close(out, weight[ids, :2], "для ids=[4, 1] строки неверные: длина one-hot — V (строк таблицы), а не dim")
+    table = np.arange(5 * 3, dtype=float).reshape(5, 3) / 10
+    examples = [(np.array([3, 0, 3, 1]), table),                           # T = 4, V = 5, dim = 3: все разные
+                (np.array([4, 1]), table[:, :2]),                          # T = 2, V = 5, dim = 2
+                (np.array([0, 1, 0, 1, 2, 2, 1]), table[:3]),              # T = 7 больше V = 3
+                (np.array([2]), table.astype(np.float32))]                 # один токен, float32
+    for ids, weight in examples:
+        (V, dim), T = weight.shape, len(ids)
+        where = f"для ids = {ids.tolist()} и таблицы {weight.shape}"
+        try:
+            out = call(candidate, ids.copy(), weight.copy())
+        except Crashed as crash:
+            if crash.kind in ("matmul", "index"):
+                raise _one_hot_crash(crash, T, V, dim) from None
+            raise
+        if out.shape == (T, V) and dim != V:
+            raise Wrong(f"{where}: вышла форма {out.shape} — это сама матрица one-hot (T, V); "
+                        "умножьте её на таблицу: one_hot @ weight")
+        if out.shape in ((V, T), (dim, T)) and out.shape != (T, dim):
+            raise Wrong(f"{where}: вышла форма {out.shape}: что-то транспонировано. Строки one-hot — токены (T, V), "
+                        "умножаем слева: one_hot @ weight -> (T, dim)")
+        expect_shape(out, (T, dim), where)
+        right = weight[ids].astype(float)
+        recognize(out, right, [
+            (lambda: weight[ids[::-1]], "строки в обратном порядке: строка i результата — вектор токена ids[i]"),
+            (lambda: weight[:T], "вышли первые T строк таблицы: в строке i one-hot единица стоит в столбце ids[i], "
+                                 "а не в столбце i"),
+        ], f"{where}: ")
+        expect_close(out, right, f"{where}: строки не совпадают с weight[ids] — в строке i one-hot единица стоит "
+                                 "в столбце ids[i]", atol=1e-6)
     return "one-hot @ таблица выбирает строки таблицы: это и есть поиск эмбеддинга, только дороже"
 
 
-def _as_words(out):
+def _as_words(out, vocab):
     """Ответ ученика: список слов или список пар (слово, косинус) -> список слов."""
-    out = np.asarray(out)
     if out.ndim == 2 and out.shape[1] == 2:                 # [(слово, косинус), ...]
         out = out[:, 0]
-    return [str(word) for word in out.ravel()]
+    words = [str(word) for word in out.ravel()]
+    if words and all(word not in vocab for word in words):
+        if out.dtype.kind in "iu":
+            raise Wrong(f"вернулись номера {words}, а нужны слова: vocab[i] для каждого номера i")
+        raise Wrong(f"вернулось {words} — это не слова словаря. Верните список слов: [vocab[i] for i in ...]")
+    return words
+
+
+def _ranked(scores, word, vocab, k, best_first=True):
+    order = np.argsort(-scores if best_first else scores, kind="stable")
+    return [vocab[i] for i in order if vocab[i] != word][:k]
+
+
+def _nearest_mistakes(word, vocab, vectors, k):
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    own = vectors[vocab.index(word)]
+    cosines, dots, distances = unit @ unit[vocab.index(word)], vectors @ own, np.linalg.norm(vectors - own, axis=1)
+    return [
+        (lambda: [vocab[i] for i in np.argsort(-cosines, kind="stable")][:k],
+         "первым соседом оказалось само слово (косинус с собой = 1): исключите его из ответа"),
+        (lambda: _ranked(dots, word, vocab, k), "порядок как у скалярного произведения: длинный вектор обогнал "
+                                                "близкий по углу. Сравнивайте косинусы — нормируйте векторы на их длину"),
+        (lambda: _ranked(distances, word, vocab, k, best_first=False),
+         "это соседи по евклидову расстоянию ‖a − b‖: длинный вектор «деньги» оказался далеко, хотя смотрит почти "
+         "туда же. Нужен косинус — он сравнивает направления, а не длины"),
+        (lambda: _ranked(cosines, word, vocab, k, best_first=False),
+         "это самые далёкие слова: сортируйте косинусы по убыванию (np.argsort(-cosines))"),
+    ]
+
+
+NEAREST_EXAMPLES = [  # (слово, k, верный ответ)
+    ("банк", 3, ["кредит", "деньги", "река"]),         # у «деньги» длинный вектор, но угол чуть больше
+    ("река", 1, ["лодка"]),
+    ("кредит", 4, ["банк", "деньги", "река", "лодка"]),  # все остальные слова, слово не первое в словаре
+]
 
 
 @checker
@@ -72,20 +148,15 @@ def check_nearest(candidate):
     """candidate(word, vocab, vectors, k) -> k ближайших к word слов по косинусу, без самого word."""
     vocab = ["банк", "деньги", "кредит", "река", "лодка"]
     vectors = np.array([[1.0, 1.0], [9.0, 6.0], [0.9, 1.0], [-1.0, 2.0], [-2.0, 1.0]])
-    by_cosine = ["кредит", "деньги", "река"]                # у «деньги» длинный вектор, но угол чуть больше
-    out = _as_words(call(candidate, "банк", vocab, vectors, 3))
-    if len(out) != 3:
-        raise Wrong(f"для k=3 ожидалось 3 слова, а пришло {len(out)}: {out}")
-    if out[0] == "банк":
-        raise Wrong("первым соседом оказалось само слово (косинус с собой = 1): исключите его из ответа")
-    if out == ["деньги", "кредит", "река"]:
-        raise Wrong("порядок как у скалярного произведения: длинный вектор «деньги» обогнал «кредит». "
-                    "Сравнивайте косинусы — нормируйте векторы на их длину")
-    if out == ["лодка", "река", "деньги"] or out[0] == "лодка":
-        raise Wrong("это самые далёкие слова: сортируйте косинусы по убыванию (np.argsort(-cosines))")
-    if out != by_cosine:
-        raise Wrong(f"для «банк» ожидались {by_cosine}, а пришло {out}")
-    out = _as_words(call(candidate, "река", vocab, vectors, 1))
-    if out != ["лодка"]:
-        raise Wrong(f"для «река» и k=1 ожидалось ['лодка'], а пришло {out}")
+    for word, k, right in NEAREST_EXAMPLES:
+        where = f"для «{word}» и k = {k}"
+        out = _as_words(call(candidate, word, list(vocab), vectors.copy(), k), vocab)
+        if out == right:
+            continue
+        for compute, hint in _nearest_mistakes(word, vocab, vectors, k):
+            if out == compute():
+                raise Wrong(f"{where}: {hint}")
+        if len(out) != k:
+            raise Wrong(f"{where}: нужно ровно k = {k} слов(а), а пришло {len(out)}: {out}")
+        raise Wrong(f"{where}: ожидались {right}, а пришло {out}")
     return "соседи найдены: косинус, по убыванию, без самого слова"

@@ -1,0 +1,125 @@
+"""Урок 01: косинус, one-hot @ таблица, ближайшие соседи — неверные ответы (с куском подсказки) и верные (None)."""
+
+import math
+
+import numpy as np
+
+from course_lib.exercises.embeddings import check_cosine, check_nearest, check_one_hot_lookup
+
+
+def cosine(a, b):
+    return a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
+
+
+def cosine_loop(a, b):
+    dot = sum(x * y for x, y in zip(a, b))
+    return dot / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
+
+
+def one_hot_lookup(ids, weight):
+    return np.eye(weight.shape[0])[ids] @ weight
+
+
+def one_hot_loop(ids, weight):
+    one_hot = np.zeros((len(ids), weight.shape[0]))
+    for row, token in enumerate(ids):
+        one_hot[row, token] = 1.0
+    return one_hot @ weight
+
+
+def unit_rows(vectors):
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def nearest(word, vocab, vectors, k):
+    unit = unit_rows(vectors)
+    cosines = unit @ unit[vocab.index(word)]
+    return [vocab[i] for i in np.argsort(-cosines) if vocab[i] != word][:k]
+
+
+def nearest_with_scores(word, vocab, vectors, k):
+    unit = unit_rows(vectors)
+    cosines = unit @ unit[vocab.index(word)]
+    return [(vocab[i], cosines[i]) for i in np.argsort(-cosines) if vocab[i] != word][:k]
+
+
+def nearest_sorted(word, vocab, vectors, k):
+    query = vectors[vocab.index(word)]
+    others = [w for w in vocab if w != word]
+    return sorted(others, key=lambda w: -cosine(vectors[vocab.index(w)], query))[:k]
+
+
+def by_score(score, best_first=True):
+    """Соседи по другой мере: score(векторы, вектор слова) -> (V,)."""
+    def ranked(word, vocab, vectors, k):
+        scores = score(vectors, vectors[vocab.index(word)])
+        order = np.argsort(-scores if best_first else scores)
+        return [vocab[i] for i in order if vocab[i] != word][:k]
+    return ranked
+
+
+def with_itself(word, vocab, vectors, k):
+    unit = unit_rows(vectors)
+    return [vocab[i] for i in np.argsort(-(unit @ unit[vocab.index(word)]))][:k]
+
+
+def indices(word, vocab, vectors, k):
+    unit = unit_rows(vectors)
+    return [i for i in np.argsort(-(unit @ unit[vocab.index(word)])) if vocab[i] != word][:k]
+
+
+euclid = by_score(lambda vs, v: np.linalg.norm(vs - v, axis=1), best_first=False)
+
+CASES = [
+    # ---- косинус: неверные
+    (check_cosine, lambda a, b: a @ b, "скалярное произведение", "dot"),
+    (check_cosine, lambda a, b: a * b / (np.linalg.norm(a) * np.linalg.norm(b)), "одно число", "elementwise"),
+    (check_cosine, lambda a, b: a @ b / np.linalg.norm(a), "только одного", "one-norm"),
+    (check_cosine, lambda a, b: a @ b / ((a @ a) * (b @ b)), "корень", "squares"),
+    (check_cosine, lambda a, b: a @ b / (np.linalg.norm(a) + np.linalg.norm(b)), "сумму длин", "sum-of-norms"),
+    (check_cosine, lambda a, b: np.abs(a @ b) / (np.linalg.norm(a) * np.linalg.norm(b)), "модуль", "abs"),
+    (check_cosine, lambda a, b: 1 - cosine(a, b), "косинусное расстояние", "cosine-distance"),
+    (check_cosine, lambda a, b: np.linalg.norm(a - b), "евклидово расстояние", "euclidean"),
+    (check_cosine, lambda a, b: None, "return", "no-return"),
+    (check_cosine, lambda a, b: a @ b.reshape(-1, 1, 1), "в умножении матриц", "crash-matmul"),
+    # ---- косинус: верные
+    (check_cosine, cosine, None, "norm"),
+    (check_cosine, cosine_loop, None, "loops-math"),
+    (check_cosine, lambda a, b: np.dot(a, b) / np.sqrt(np.sum(a ** 2) * np.sum(b ** 2)), None, "sqrt-of-product"),
+    (check_cosine, lambda a, b: np.float32(cosine(a, b)), None, "float32"),
+    (check_cosine, lambda a, b: np.array([[cosine(a, b)]]), None, "1x1-array"),
+
+    # ---- one-hot @ таблица: неверные
+    (check_one_hot_lookup, lambda ids, w: np.eye(w.shape[0])[ids], "сама матрица one-hot", "one-hot-only"),
+    (check_one_hot_lookup, lambda ids, w: w.T @ np.eye(w.shape[0])[ids].T, "транспонировано", "transposed"),
+    (check_one_hot_lookup, lambda ids, w: np.eye(w.shape[0])[ids[::-1]] @ w, "обратном порядке", "reversed"),
+    (check_one_hot_lookup, lambda ids, w: np.eye(len(ids))[ids] @ w, "а не строк таблицы", "length-T"),
+    (check_one_hot_lookup, lambda ids, w: np.eye(w.shape[1])[ids] @ w, "dim = weight.shape[1]", "length-dim"),
+    (check_one_hot_lookup, lambda ids, w: np.eye(w.shape[0])[:len(ids)] @ w, "а не в столбце i", "identity-rows"),
+    (check_one_hot_lookup, lambda ids, w: np.eye(w.shape[0])[np.asarray(ids) + 1 if max(ids) < 4 else ids] @ w,
+     "weight[ids]", "shifted-ids"),
+    (check_one_hot_lookup, lambda ids, w: None, "return", "no-return"),
+    # ---- one-hot @ таблица: верные
+    (check_one_hot_lookup, one_hot_lookup, None, "eye"),
+    (check_one_hot_lookup, one_hot_loop, None, "loop"),
+    (check_one_hot_lookup, lambda ids, w: (np.asarray(ids)[:, None] == np.arange(len(w))).astype(np.float32) @ w,
+     None, "comparison-float32"),
+    (check_one_hot_lookup, lambda ids, w: np.einsum("tv,vd->td", np.eye(len(w))[ids], w), None, "einsum"),
+
+    # ---- ближайшие соседи: неверные
+    (check_nearest, by_score(lambda vs, v: vs @ v), "скалярного произведения", "dot"),
+    (check_nearest, euclid, "евклидову расстоянию", "euclidean"),
+    (check_nearest, with_itself, "само слово", "with-itself"),
+    (check_nearest, by_score(lambda vs, v: unit_rows(vs) @ (v / np.linalg.norm(v)), best_first=False),
+     "самые далёкие", "farthest"),
+    (check_nearest, lambda word, vocab, vectors, k: nearest(word, vocab, vectors, k + 1), "нужно ровно k = 3", "k+1"),
+    (check_nearest, indices, "нужны слова", "indices"),
+    (check_nearest, lambda word, vocab, vectors, k: nearest(word, vocab, vectors, 3), "нужно ровно k = 1", "k-ignored"),
+    (check_nearest, lambda word, vocab, vectors, k: nearest(word, vocab, vectors, k)[::-1], "ожидались", "reversed"),
+    (check_nearest, lambda word, vocab, vectors, k: None, "return", "no-return"),
+    # ---- ближайшие соседи: верные
+    (check_nearest, nearest, None, "argsort"),
+    (check_nearest, nearest_with_scores, None, "pairs"),
+    (check_nearest, nearest_sorted, None, "sorted-key"),
+    (check_nearest, by_score(lambda vs, v: vs @ v / np.linalg.norm(vs, axis=1)), None, "query-not-normalized"),
+]
