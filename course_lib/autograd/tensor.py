@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 from course_lib.autograd._matmul import batched_matmul, vector_matmul_grads
+from course_lib.autograd.reductions import Reductions
 from course_lib.autograd.shape_ops import ShapeOps
 
 _grad_enabled = True
@@ -28,7 +29,7 @@ def no_grad():
         _grad_enabled = previous
 
 
-class Tensor(ShapeOps):
+class Tensor(ShapeOps, Reductions):
     """Массив NumPy плюс то, что нужно для градиента: `.grad` и ссылки на входы."""
 
     __array_ufunc__ = None   # `массив @ tensor`, `np.float64 * tensor`: NumPy уступает нашим __rmatmul__, __rmul__, …
@@ -75,18 +76,30 @@ class Tensor(ShapeOps):
             return Tensor(data, requires_grad=True, _parents=parents)
         return Tensor(data)
 
-    def _accumulate(self, grad):
-        """Прибавляет градиент, сворачивая оси, по которым вход был растянут (broadcasting)."""
-        if not self.requires_grad:
-            return
-        grad = _unbroadcast(grad, self.shape).astype(self.dtype)   # копия: .grad не делит память с соседями
-        if self.grad is None:
-            self.grad = grad
-        else:
-            self.grad = self.grad + grad   # не `+=`: grad мог прийти общим массивом от соседа
-
     def backward(self, grad=None):
-        """Считает d(self)/d(лист) для всех листьев с requires_grad=True и кладёт в `.grad`."""
+        """Считает d(self)/d(лист) для всех листьев с requires_grad=True и кладёт в `.grad`.
+
+        Как в micrograd: узлы от результата к листьям (обратный топологический порядок),
+        каждый отдаёт свой градиент входам через `_backward`, входы складывают пришедшее.
+        """
+        grads = {id(self): self._start_grad(grad)}      # id(узла) -> dL/d(узел), пока его не обработали
+        for node in reversed(_topological_order(self)):
+            node_grad = grads.pop(id(node), None)
+            if node_grad is None:
+                continue
+            if not node._parents:                       # лист: градиент — в .grad
+                node._accumulate(node_grad)
+                continue
+            for parent, parent_grad in zip(node._parents, node._backward(node_grad)):
+                if parent_grad is None or not parent.requires_grad:
+                    continue
+                parent_grad = _unbroadcast(parent_grad, parent.shape)   # свернуть оси, растянутые broadcasting'ом
+                if id(parent) in grads:
+                    parent_grad = grads[id(parent)] + parent_grad       # значение использовано дважды: складываем
+                grads[id(parent)] = parent_grad
+
+    def _start_grad(self, grad):
+        """Градиент, с которого начинается backward: 1 для скаляра или переданный массив формы self."""
         if grad is None:
             if self.data.size != 1:
                 raise ValueError(
@@ -98,29 +111,17 @@ class Tensor(ShapeOps):
         grad = np.asarray(grad, dtype=self.dtype)
         if grad.shape != self.shape:
             raise ValueError(f"градиент должен иметь форму тензора {self.shape}, а пришла форма {grad.shape}")
-
         if not self.requires_grad:
             raise ValueError(
                 "у этого тензора нет графа вычислений: ни один его вход не создан с requires_grad=True "
                 "(или он посчитан внутри no_grad()). Создайте параметры через tensor(..., requires_grad=True)."
             )
-        order = _topological_order(self)
-        grads = {id(self): grad}
-        for node in reversed(order):
-            node_grad = grads.pop(id(node), None)
-            if node_grad is None:
-                continue
-            if not node._parents:               # лист: складываем градиент в .grad
-                node._accumulate(node_grad)
-                continue
-            for parent, parent_grad in zip(node._parents, node._backward(node_grad)):
-                if parent_grad is None or not parent.requires_grad:
-                    continue
-                parent_grad = _unbroadcast(parent_grad, parent.shape)
-                if id(parent) in grads:
-                    grads[id(parent)] = grads[id(parent)] + parent_grad   # значение использовано дважды
-                else:
-                    grads[id(parent)] = parent_grad
+        return grad
+
+    def _accumulate(self, grad):
+        """Прибавляет градиент (уже формы self) к `.grad` листа."""
+        grad = grad.astype(self.dtype)                  # копия: .grad не делит память с соседями
+        self.grad = grad if self.grad is None else self.grad + grad   # не `+=`: grad мог прийти общим массивом
 
     # ---- арифметика (с broadcasting) ------------------------------------------------
 
@@ -219,36 +220,6 @@ class Tensor(ShapeOps):
             raise TypeError(f"маска должна быть булевой (True/False), а пришёл dtype {mask.dtype}")
         out = self._child(np.where(mask, np.asarray(value, dtype=self.dtype), self.data))
         out._backward = lambda g: (np.where(mask, 0, g),)
-        return out
-
-    # ---- свёртки по осям ----------------------------------------------------------
-
-    def sum(self, axis=None, keepdims=False):
-        out = self._child(self.data.sum(axis=axis, keepdims=keepdims))
-
-        def _backward(g):
-            if not keepdims and axis is not None:
-                g = np.expand_dims(g, axis)
-            return (np.broadcast_to(g, self.shape),)
-
-        out._backward = _backward
-        return out
-
-    def mean(self, axis=None, keepdims=False):
-        axes = range(self.ndim) if axis is None else np.atleast_1d(axis)
-        count = int(np.prod([self.shape[a] for a in axes]))
-        return self.sum(axis=axis, keepdims=keepdims) * (1.0 / count)
-
-    def max(self, axis=None, keepdims=False):
-        """Максимум; градиент делится поровну между равными максимумами."""
-        peak = self.data.max(axis=axis, keepdims=True)
-        out = self._child(peak if keepdims else np.squeeze(peak, axis=axis))
-
-        def _backward(g):
-            hits = self.data == peak
-            return (np.reshape(g, peak.shape) * hits / hits.sum(axis=axis, keepdims=True),)
-
-        out._backward = _backward
         return out
 
 

@@ -1,9 +1,10 @@
-"""Многоголовое внимание — урок 06 печатает forward и _split отсюда."""
+"""Многоголовое внимание — урок 06 печатает forward и _split отсюда, урок 08 — step с KV-кэшем."""
 
 import numpy as np
 
 from course_lib._checks import check_float, check_int, check_mask
 from course_lib.functional import causal_mask, scaled_dot_product_attention
+from course_lib.nn.kv_cache import KVCache
 from course_lib.nn.layers import Linear
 from course_lib.nn.module import Module
 from course_lib.autograd.tensor import as_tensor
@@ -15,6 +16,10 @@ class MultiHeadAttention(Module):
     Вход и выход: (N, T, d_model). После вызова `.attn` — веса (N, h, T, T) для картинок.
     `.scale` — множитель оценок; None — обычный 1/√d_head (1.0 — опыт «без деления» из урока 03).
     Параметров 4·d_model² + 4·d_model — столько же, сколько у одной головы той же ширины.
+
+    Генерация по токену (уроки 08, 09): `cache = mha.new_cache(N, max_len)`, затем на каждом
+    шаге `out = mha.step(x_new, cache)` — выход тот же, что у forward на всей последовательности
+    в этих позициях, но k и v прошлых токенов берутся из кэша, а не считаются заново.
     """
 
     def __init__(self, d_model, num_heads, causal=False):
@@ -47,6 +52,41 @@ class MultiHeadAttention(Module):
         self.attn = weights.data                     # (N, h, T, T) — для картинок
         context = self._merge(context)               # (N, h, T, d_head) -> (N, T, D)
         return self.W_o(context)                     # (N, T, D) -> (N, T, D)
+
+    def step(self, x_new, cache):
+        """Новые токены при генерации: x_new (N, n, D) -> (N, n, D); их k и v дописываются в cache.
+
+        Новые токены смотрят на все ключи кэша (прошлое) и друг на друга — при causal=True
+        только на себя и более ранние. Градиент в кэш не идёт: step — для генерации в no_grad().
+        """
+        x_new, _ = self._check_input(x_new, None)
+        if not isinstance(cache, KVCache):
+            raise TypeError(f"step: cache — KVCache из mha.new_cache(N, max_len), а пришёл {type(cache).__name__}")
+        q = self._split(self.W_q(x_new))             # (N, n, D) -> (N, h, n, d_head)
+        k = self._split(self.W_k(x_new))             # (N, n, D) -> (N, h, n, d_head)
+        v = self._split(self.W_v(x_new))             # (N, n, D) -> (N, h, n, d_head)
+        keys, values = cache.append(k.data, v.data)  # (N, h, t, d_head): прошлое и новые, t = cache.length
+        n, t = x_new.shape[1], cache.length
+        mask = np.arange(t) <= np.arange(t - n, t)[:, None] if self.causal else None   # (n, t)
+        context, _ = scaled_dot_product_attention(q, keys, values, mask, self.scale)   # (N, h, n, d_head)
+        return self.W_o(self._merge(context))        # (N, h, n, d_head) -> (N, n, D)
+
+    def scores(self, x, scale=None):
+        """Оценки всех голов до маски и softmax: x (N, T, D) -> (N, h, T, T) = q·kᵀ·scale.
+
+        scale=None — как в слое (`.scale`, по умолчанию 1/√d_head); scale=1.0 — «без деления» (урок 03).
+        """
+        x, _ = self._check_input(x, None)
+        scale = self.scale if scale is None else scale
+        scale = 1 / np.sqrt(self.d_head) if scale is None else scale
+        q = self._split(self.W_q(x))                 # (N, T, D) -> (N, h, T, d_head)
+        k = self._split(self.W_k(x))                 # (N, T, D) -> (N, h, T, d_head)
+        return (q * scale) @ k.swapaxes(-1, -2)      # (N, h, T, T)
+
+    def new_cache(self, N, max_len, dtype=None):
+        """Пустой KVCache этого слоя: N последовательностей по max_len токенов (тип — как у весов)."""
+        dtype = self.W_k.weight.dtype if dtype is None else dtype
+        return KVCache(N, self.num_heads, self.d_head, max_len, dtype)
 
     def _split(self, x):
         """Режет последнюю ось на головы: (N, T, D) -> (N, h, T, d_head)."""

@@ -12,6 +12,7 @@ class TransformerBlock(Module):
     x: (N, T, d_model) -> (N, T, d_model). `.attn` — MultiHeadAttention (его веса после вызова —
     `block.attn.attn`, (N, h, T, T)), `.ffn` — FeedForward, `.ln1`, `.ln2` — LayerNorm.
     d_ff по умолчанию 4·d_model; тогда параметров 12·d_model² + 13·d_model.
+    Генерация с кэшем: `cache = block.attn.new_cache(N, max_len)`, потом `block.step(x_new, cache)`.
     """
 
     def __init__(self, d_model, num_heads, d_ff=None, causal=True):
@@ -26,3 +27,8 @@ class TransformerBlock(Module):
         x = x + self.attn(self.ln1(x), mask)         # (N, T, D): токены обмениваются сведениями
         x = x + self.ffn(self.ln2(x))                # (N, T, D): каждый токен думает сам
         return x
+
+    def step(self, x_new, cache):
+        """То же для новых токенов при генерации: x_new (N, n, d_model), k и v прошлых — из cache (KVCache)."""
+        x = x_new + self.attn.step(self.ln1(x_new), cache)   # (N, n, D)
+        return x + self.ffn(self.ln2(x))                     # (N, n, D)

@@ -1,4 +1,4 @@
-"""Генерация токен за токеном и KV-кэш: ключи и значения прошлых токенов не пересчитываем (урок 08).
+"""Генерация токен за токеном с KV-кэшем (nn/kv_cache.py): ключи и значения прошлых токенов не пересчитываем (урок 08).
 
 Модель с причинной маской не меняет прошлое: когда в конец дописали токен, старые токены
 не видят его, и их ключи K и значения V остаются прежними. Значит, на каждом шаге генерации
@@ -8,11 +8,11 @@
 import numpy as np
 
 from course_lib._checks import check_int
-
-from course_lib.functional import scaled_dot_product_attention
-from course_lib.nn import Embedding, Linear, Module, MultiHeadAttention
+from course_lib.nn import Embedding, KVCache, Linear, Module, MultiHeadAttention
 from course_lib.nn.positional import sinusoidal_encoding
 from course_lib.autograd.tensor import no_grad
+
+__all__ = ["TinyDecoder", "KVCache", "generate_without_cache", "generate_with_cache"]   # KVCache живёт в nn
 
 
 class TinyDecoder(Module):
@@ -41,24 +41,17 @@ class TinyDecoder(Module):
     def step(self, ids, cache):
         """Один новый токен в каждой последовательности: ids (N,) -> logits (N, vocab_size).
 
-        Считает q, k, v только для нового токена, дописывает k и v в `cache` и смотрит
-        на все ключи кэша. Маска не нужна: в кэше лишь прошлое и сам новый токен.
+        Слой внимания считает q, k, v только для нового токена, дописывает k и v в `cache`
+        и смотрит на все ключи кэша (MultiHeadAttention.step). Прошлое заново не считается.
         """
-        attn = self.attention
         self._check_length(cache.length + 1)
         x = self.embedding(np.asarray(ids)[:, None]) + self.positions[cache.length]   # (N, 1, D)
-        q = attn._split(attn.W_q(x))                       # (N, 1, D) -> (N, h, 1, d_head)
-        k = attn._split(attn.W_k(x))                       # (N, 1, D) -> (N, h, 1, d_head)
-        v = attn._split(attn.W_v(x))                       # (N, 1, D) -> (N, h, 1, d_head)
-        keys, values = cache.append(k.data, v.data)        # (N, h, t + 1, d_head) каждый
-        context, _ = scaled_dot_product_attention(q.data, keys, values)   # (N, h, 1, d_head)
-        x = x + attn.W_o(attn._merge(context))             # (N, h, 1, d_head) -> (N, 1, D)
+        x = x + self.attention.step(x, cache)              # (N, 1, D): k и v нового токена — в кэш
         return self.readout(x)[:, 0]                       # (N, 1, vocab_size) -> (N, vocab_size)
 
     def new_cache(self, N):
-        """Пустой кэш на N последовательностей и max_len токенов."""
-        attn = self.attention
-        return KVCache(N, attn.num_heads, attn.d_head, self.max_len)
+        """Пустой KVCache на N последовательностей и max_len токенов."""
+        return self.attention.new_cache(N, self.max_len)
 
     def _check_length(self, T):
         if T > self.max_len:
@@ -69,47 +62,6 @@ class TinyDecoder(Module):
 
     def extra_repr(self):
         return f"vocab_size={self.vocab_size}, max_len={self.max_len}"
-
-
-class KVCache:
-    """Ключи и значения уже обработанных токенов: буферы (N, h, max_len, d_head), заняты первые `length`.
-
-    Буфер выделен сразу: дописать токен — записать одну строку. С np.concatenate каждый шаг
-    копировал бы весь кэш, и на T шагов ушло бы O(T²) копирований.
-    """
-
-    def __init__(self, N, num_heads, d_head, max_len, dtype=np.float64):
-        self._keys = np.zeros((N, num_heads, max_len, d_head), dtype=dtype)
-        self._values = np.zeros((N, num_heads, max_len, d_head), dtype=dtype)
-        self.length = 0
-
-    def append(self, k, v):
-        """Дописывает k, v (N, h, n, d_head) в конец и возвращает все ключи и значения (N, h, length, d_head)."""
-        n = k.shape[-2]
-        if k.shape != v.shape or k.shape[:2] + k.shape[3:] != self._keys.shape[:2] + self._keys.shape[3:]:
-            raise ValueError(
-                f"KVCache.append: k и v должны быть формы (N, h, n, d_head) = "
-                f"{self._keys.shape[:2] + ('n',) + self._keys.shape[3:]}, а пришли k {k.shape}, v {v.shape}"
-            )
-        if self.length + n > self._keys.shape[2]:
-            raise ValueError(f"KVCache переполнен: в нём место на {self._keys.shape[2]} токенов, а их стало бы {self.length + n}")
-        self._keys[:, :, self.length:self.length + n] = k
-        self._values[:, :, self.length:self.length + n] = v
-        self.length += n
-        return self.keys, self.values
-
-    @property
-    def keys(self):
-        return self._keys[:, :, :self.length]              # вид на занятую часть, без копии
-
-    @property
-    def values(self):
-        return self._values[:, :, :self.length]
-
-    @property
-    def nbytes(self):
-        """Сколько байт занимают ключи и значения, уже лежащие в кэше."""
-        return self.keys.nbytes + self.values.nbytes
 
 
 def generate_without_cache(model, prompt, steps):

@@ -62,9 +62,7 @@ def random_model(heads, d_k, seed):
 def attention_weights(model, X, causal, scaled):
     """Веса всех голов (h, T, T) для входа X (T, d_model); scaled=False — без деления на √d_k."""
     with no_grad():
-        q = model._split(model.W_q(X[None]))               # (1, h, T, d_head)
-        k = model._split(model.W_k(X[None]))               # (1, h, T, d_head)
-        scores = (q @ k.swapaxes(-1, -2)).data[0]          # (h, T, T)
+        scores = model.scores(X[None], scale=1.0).data[0]  # (h, T, T): q·kᵀ без деления
     if scaled:
         scores = scores / np.sqrt(model.d_head)
     T = X.shape[0]
