@@ -2,83 +2,131 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_finite, expect_shape
+from course_lib.exercises._checker import Crashed, Wrong, call, checker, expect_close, expect_finite, expect_shape, recognize
 from course_lib.functional import scaled_dot_product_attention, softmax
 
+STABLE = ("exp(оценок) переполняется: вычтите из каждой строки оценок её максимум "
+          "(softmax от этого не меняется) или возьмите nt.softmax")
 
-def _check_weights(weights, Q, K):
-    """Разбирает веса (T_q, T_k): транспонирование, нормировка, забытый √d_k — по порядку."""
-    T_q, T_k, d_k = Q.shape[0], K.shape[0], Q.shape[1]
-    if weights.shape == (T_k, T_q) and T_k != T_q:
-        raise Wrong("веса транспонированы: строка — запрос, столбец — ключ; нужна форма "
-                    f"(T_q, T_k) = ({T_q}, {T_k}), то есть оценки Q @ K.T")
-    expect_shape(weights, (T_q, T_k), "веса")
-    expect_finite(weights, "на обычных числах nan быть не должно: проверьте softmax")
-    if not np.allclose(weights.sum(axis=-1), 1):
-        if np.allclose(weights.sum(axis=0), 1):
-            raise Wrong("в сумме 1 дают столбцы весов, а нужны строки: softmax по axis=-1 — "
-                        "каждый запрос распределяет свой вес по ключам")
-        raise Wrong("строки весов не дают в сумме 1: после exp поделите каждую строку на её сумму")
-    scores = Q @ K.T                                                       # (T_q, T_k)
-    if np.allclose(weights, softmax(scores)):
-        raise Wrong(f"вы забыли поделить оценки на √d_k (здесь d_k = {d_k}): веса вышли острее, "
-                    "чем нужно — при больших d_k softmax насыщается")
-    if np.allclose(weights, softmax(scores / d_k)):
-        raise Wrong(f"оценки поделены на d_k = {d_k}, а нужно на √d_k = {np.sqrt(d_k):.0f}")
-    expect_close(weights, softmax(scores / np.sqrt(d_k)), "веса неверные: softmax(Q @ K.T / √d_k) по строкам")
+
+def _naive(scores, axis=-1):
+    e = np.exp(scores)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _weight_mistakes(Q, K, sizes):
+    """Ошибки в весах: как их посчитал бы ошибившийся. sizes — {имя: число} других длин, на которые делят по ошибке."""
+    scores, d_k = Q @ K.T, Q.shape[1]
+    wrong_divisors = [
+        (lambda name=name, n=n: softmax(scores / np.sqrt(n)),
+         f"оценки поделены на √{name} = √{n}, а нужно на √d_k = √{d_k}: делим на корень из длины ключа "
+         f"d_k = K.shape[-1] — это разброс q·k" + ("" if name != "d_model" else ", а d_model — длина входа X"))
+        for name, n in sizes.items() if n != d_k
+    ]
+    return wrong_divisors + [
+        (lambda: softmax(scores), f"вы забыли поделить оценки на √d_k (здесь d_k = {d_k}): веса вышли острее, "
+                                  "чем нужно — при больших d_k softmax насыщается"),
+        (lambda: softmax(scores / d_k), f"оценки поделены на d_k = {d_k}, а нужно на √d_k = {np.sqrt(d_k):.3g}"),
+        (lambda: softmax(scores / np.sqrt(d_k), axis=0), "в сумме 1 дают столбцы весов, а нужны строки: softmax по "
+                                                         "axis=-1 — каждый запрос распределяет свой вес по ключам"),
+        (lambda: softmax(scores, axis=0), "в сумме 1 дают столбцы весов, а нужны строки: softmax по axis=-1"),
+        (lambda: np.exp(scores / np.sqrt(d_k)), "строки весов не дают в сумме 1: после exp поделите каждую строку "
+                                                "на её сумму"),
+        (lambda: scores / np.sqrt(d_k), "оценки не превращены в веса: примените softmax по строкам"),
+        (lambda: softmax(K @ Q.T / np.sqrt(d_k)), "оценки транспонированы: K @ Q.T вместо Q @ K.T — строка весов "
+                                                  "должна быть запросом, столбец — ключом"),
+        (lambda: _naive(scores / np.sqrt(d_k)), STABLE),
+    ]
+
+
+def _attention_examples():
+    rng = np.random.default_rng(3)
+    T_q, T_k, d_k, d_v = 3, 4, 16, 5                      # все разные, d_k = 16: √d_k = 4 заметно отличается от 1
+    Q, K, V = rng.normal(size=(T_q, d_k)), rng.normal(size=(T_k, d_k)), rng.normal(size=(T_k, d_v))
+    yield Q, K, V, "для Q (3, 16), K (4, 16), V (4, 5)"
+    yield 1000 * Q, K, V, "при больших оценках (Q в 1000 раз длиннее)"   # exp(1000) не помещается в float
+    yield Q[:1], K[:1], V[:1], "для одного запроса и одного ключа (T_q = T_k = 1): вес 1"
+    Q9, K9, V9 = rng.normal(size=(6, 9)), rng.normal(size=(6, 9)), rng.normal(size=(6, 2))
+    yield Q9.astype(np.float32), K9.astype(np.float32), V9.astype(np.float32), "для float32, T_q = T_k = 6, d_k = 9"
 
 
 @checker
 def check_attention(candidate):
     """candidate(Q, K, V) -> (context (T_q, d_v), weights (T_q, T_k)) = scaled dot-product attention."""
-    rng = np.random.default_rng(3)
-    T_q, T_k, d_k, d_v = 3, 4, 16, 5                      # все разные, d_k = 16: √d_k = 4 заметно отличается от 1
-    Q, K, V = rng.normal(size=(T_q, d_k)), rng.normal(size=(T_k, d_k)), rng.normal(size=(T_k, d_v))
-    out = call(candidate, Q, K, V)
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise Wrong("верните пару (context, weights), как nt.scaled_dot_product_attention: "
-                    "`return weights @ V, weights`")
-    context, weights = out
-    if context.shape == (T_q, T_k) and weights.shape == (T_q, d_v):
-        raise Wrong("context и weights перепутаны местами: сначала context (T_q, d_v), потом weights (T_q, T_k)")
-    _check_weights(weights, Q, K)
-    expect_shape(context, (T_q, d_v), "context")
-    expect_close(context, weights @ V, "context должен быть смесью значений: weights @ V")
+    for Q, K, V, where in _attention_examples():
+        (T_q, d_k), (T_k, d_v) = Q.shape, V.shape
+        try:
+            out = call(candidate, Q.copy(), K.copy(), V.copy())
+        except Crashed as crash:
+            raise Wrong(f"{crash}. Формы по шагам: оценки Q @ K.T — (T_q, T_k) = ({T_q}, {T_k}), "
+                        f"context = weights @ V — (T_q, d_v) = ({T_q}, {d_v})") from None
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise Wrong("верните пару (context, weights), как nt.scaled_dot_product_attention: "
+                        "`return weights @ V, weights`")
+        context, weights = out
+        if context.shape == (T_q, T_k) and weights.shape == (T_q, d_v) and T_k != d_v:
+            raise Wrong("context и weights перепутаны местами: сначала context (T_q, d_v), потом weights (T_q, T_k)")
+        if weights.shape == (T_k, T_q) and T_k != T_q:
+            raise Wrong("веса транспонированы: строка — запрос, столбец — ключ; нужна форма "
+                        f"(T_q, T_k) = ({T_q}, {T_k}), то есть оценки Q @ K.T")
+        expect_shape(weights, (T_q, T_k), f"{where}: веса")
+        Q64, K64, V64 = (np.asarray(a, dtype=float) for a in (Q, K, V))
+        right_context, right_weights = scaled_dot_product_attention(Q64, K64, V64)
+        recognize(weights, right_weights, _weight_mistakes(Q64, K64, {"T_k": T_k, "T_q": T_q, "d_v": d_v}),
+                  f"{where}: ")
+        expect_finite(weights, f"{where}: {STABLE}")
+        if not np.allclose(weights.sum(axis=-1), 1):
+            raise Wrong(f"{where}: строки весов не дают в сумме 1 — нормируйте каждую строку")
+        expect_close(weights, right_weights, f"{where}: веса неверные — softmax(Q @ K.T / √d_k) по строкам", atol=1e-6)
+        expect_shape(context, (T_q, d_v), f"{where}: context")
+        expect_close(context, right_context, f"{where}: context должен быть смесью значений: weights @ V", atol=1e-6)
+    return ("scaled dot-product attention работает: веса по строкам в сумме 1, деление на √d_k на месте, "
+            "большие оценки и один ключ не страшны")
 
-    large_Q = 1000 * Q                                    # оценки в тысячи: exp(1000) не помещается в float
-    with np.errstate(all="ignore"):
-        context, weights = call(candidate, large_Q, K, V)
-    expect_finite(weights, "при больших оценках exp переполняется: вычтите из каждой строки оценок её максимум "
-                           "(softmax от этого не меняется) или возьмите nt.softmax")
-    reference = scaled_dot_product_attention(large_Q, K, V)
-    expect_close(weights, reference[1], "при больших оценках веса неверные")
-    expect_close(context, reference[0], "при больших оценках context неверный")
-    return "scaled dot-product attention работает: веса по строкам в сумме 1, деление на √d_k на месте"
+
+def _self_attention_examples():
+    rng = np.random.default_rng(4)
+    T, d_model, d_k, d_v = 5, 6, 4, 3                     # все разные: по форме видно, что перепутано
+    X = rng.normal(size=(T, d_model))
+    W = rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))
+    yield X, W, "для X (5, 6), W_q и W_k (6, 4), W_v (6, 3)"
+    yield X[:1], W, "для одного токена (T = 1): он смотрит только на себя"
+    yield 30 * X, W, "для X в 30 раз крупнее (оценки в тысячи)"
+    X32 = rng.normal(size=(7, d_model)).astype(np.float32)
+    yield X32, tuple(w.astype(np.float32) for w in W), "для float32 и T = 7"
 
 
 @checker
 def check_self_attention(candidate):
     """candidate(X, W_q, W_k, W_v) -> context (T, d_v): Q = X W_q, K = X W_k, V = X W_v, затем attention."""
-    rng = np.random.default_rng(4)
-    T, d_model, d_k, d_v = 5, 6, 4, 3                     # все разные: по форме видно, что перепутано
-    X = rng.normal(size=(T, d_model))
-    W_q, W_k, W_v = rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))
-    out = call(candidate, X, W_q, W_k, W_v)
-    if isinstance(out, tuple):
-        raise Wrong("верните только context (T, d_v) — без весов")
-    if out.shape == (T, d_model):
-        raise Wrong(f"форма ({T}, {d_model}) = (T, d_model): похоже, вы смешали строки X, а нужно значения V = X @ W_v")
-    if out.shape == (T, T):
-        raise Wrong(f"вернулась матрица (T, T) = ({T}, {T}) — это веса; нужен context = weights @ V формы ({T}, {d_v})")
-    expect_shape(out, (T, d_v), "context")
-    expect_finite(out, "на обычных числах nan быть не должно")
-    Q, K, V = X @ W_q, X @ W_k, X @ W_v
-    if np.allclose(out, scaled_dot_product_attention(K, Q, V)[0]):
-        raise Wrong("запросы и ключи перепутаны: Q = X @ W_q, K = X @ W_k, оценки = Q @ K.T")
-    if np.allclose(out, softmax(Q @ K.T) @ V):
-        raise Wrong(f"вы забыли поделить оценки на √d_k (здесь d_k = {d_k})")
-    if np.allclose(out, softmax(Q @ K.T, axis=0) @ V) or np.allclose(out, softmax(Q @ K.T / np.sqrt(d_k), axis=0) @ V):
-        raise Wrong("softmax взят по столбцам: строки весов должны давать 1 — axis=-1")
-    expect_close(out, scaled_dot_product_attention(Q, K, V)[0],
-                 "context неверный: Q, K, V = X @ W_q, X @ W_k, X @ W_v; веса = softmax(Q @ K.T / √d_k); context = веса @ V")
+    for X, (W_q, W_k, W_v), where in _self_attention_examples():
+        (T, d_model), d_k, d_v = X.shape, W_q.shape[1], W_v.shape[1]
+        try:
+            out = call(candidate, X.copy(), W_q.copy(), W_k.copy(), W_v.copy())
+        except Crashed as crash:
+            raise Wrong(f"{crash}. Формы по шагам: Q = X @ W_q и K = X @ W_k — (T, d_k) = ({T}, {d_k}), "
+                        f"V = X @ W_v — ({T}, {d_v}), оценки Q @ K.T — ({T}, {T}), context — ({T}, {d_v})") from None
+        if isinstance(out, tuple):
+            raise Wrong("верните только context (T, d_v) — без весов")
+        if out.shape == (T, d_model) and T > 1:
+            raise Wrong(f"форма ({T}, {d_model}) = (T, d_model): похоже, вы смешали строки X, "
+                        "а нужно значения V = X @ W_v")
+        if out.shape == (T, T) and T > 1:
+            raise Wrong(f"вернулась матрица (T, T) = ({T}, {T}) — это веса; нужен context = weights @ V "
+                        f"формы ({T}, {d_v})")
+        if out.shape == (T, d_k):
+            raise Wrong(f"форма ({T}, {d_k}) = (T, d_k): похоже, значения посчитаны через W_k или W_q, "
+                        "а нужно V = X @ W_v")
+        expect_shape(out, (T, d_v), f"{where}: context")
+        X64, W_q, W_k, W_v = (np.asarray(a, dtype=float) for a in (X, W_q, W_k, W_v))
+        Q, K, V = X64 @ W_q, X64 @ W_k, X64 @ W_v
+        right = scaled_dot_product_attention(Q, K, V)[0]
+        mistakes = [(lambda make=make: make() @ V, hint)
+                    for make, hint in _weight_mistakes(Q, K, {"d_model": d_model, "T": T, "d_v": d_v})]
+        recognize(out, right, [(lambda: scaled_dot_product_attention(K, Q, V)[0],
+                                "запросы и ключи перепутаны: Q = X @ W_q, K = X @ W_k, оценки = Q @ K.T")] + mistakes,
+                  f"{where}: ")
+        expect_finite(out, f"{where}: {STABLE}")
+        expect_close(out, right, f"{where}: context неверный — Q, K, V = X @ W_q, X @ W_k, X @ W_v; "
+                                 "веса = softmax(Q @ K.T / √d_k); context = веса @ V", atol=1e-6)
     return "слой самовнимания работает: три проекции одного X и scaled dot-product attention"

@@ -97,7 +97,7 @@ CASES = [
     (check_attend_one, lambda q, K, V: nt.softmax(K @ q / np.sqrt(len(q)))[:, None] * V, "не сложены", "not-summed"),
     (check_attend_one, lambda q, K, V: V[0, :2], "ожидалась форма (3,)", "shape"),
     (check_attend_one, lambda q, K, V: nt.softmax(K @ q) @ V, "забыли поделить оценки на √d_k", "no-sqrt"),
-    (check_attend_one, lambda q, K, V: nt.softmax(K @ q / len(q)) @ V, "на d_k, а нужно на √d_k", "by-d_k"),
+    (check_attend_one, lambda q, K, V: nt.softmax(K @ q / len(q)) @ V, "поделены на d_k = 4, а нужно на √d_k", "by-d_k"),
     (check_attend_one, lambda q, K, V: nt.softmax(K @ q / np.sqrt(len(K))) @ V, "√T", "by-sqrt-T"),
     (check_attend_one, lambda q, K, V: (K @ q / np.sqrt(len(q))) @ V, "примените softmax", "no-softmax"),
     (check_attend_one, lambda q, K, V: np.exp(K @ q / np.sqrt(len(q))) @ V, "не нормированы", "not-normalized"),
