@@ -21,6 +21,9 @@ def check_permutation_matrix(candidate):
         raise Wrong("в матрице перестановки только нули и единицы")
     if not ((P.sum(axis=0) == 1).all() and (P.sum(axis=1) == 1).all()):
         raise Wrong("в каждой строке и в каждом столбце должна быть ровно одна единица")
+    if np.array_equal(P, np.eye(T)):
+        raise Wrong("это единичная матрица: P @ X = X, ничего не переставлено. "
+                    "В строке i единица должна стоять в столбце order[i]: np.eye(T)[order]")
     if np.array_equal(P, np.eye(T)[ORDER].T):
         raise Wrong("это Pᵀ: она ставит строки в обратном порядке, X[np.argsort(order)]. "
                     "Строка i матрицы P выбирает строку order[i] из X: P[i, order[i]] = 1")
@@ -29,7 +32,7 @@ def check_permutation_matrix(candidate):
     for order in ([0], [1, 0], [4, 2, 0, 1, 3]):              # другие длины: T берётся из order
         P = call(candidate, np.array(order))
         T = len(order)
-        expect_shape(P, (T, T), f"для order = {order}")
+        expect_shape(P, (T, T), f"для order = {order} (T = len(order) = {T})")
         X = np.arange(T * 2, dtype=float).reshape(T, 2)
         expect_close(P @ X, X[order], f"для order = {order} P @ X не равно X[order]")
     return "P @ X == X[order], а Pᵀ P = I: перестановку отменяет транспонированная матрица"
@@ -79,6 +82,9 @@ def _scalar(out):
     if out.dtype == bool:
         raise Wrong("верните число — наибольшее расхождение, а не True/False: "
                     "np.allclose отвечает «да/нет», а число показывает, насколько")
+    if out.dtype.kind not in "iuf":
+        what = "строка" if out.dtype.kind in "US" else f"значение типа {out.dtype}"
+        raise Wrong(f"ожидалось одно число — наибольшее расхождение, а пришло {what}")
     if out.size != 1:
         raise Wrong(f"ожидалось одно число, а пришёл массив формы {out.shape}: возьмите .max() от модуля разности")
     return float(out.reshape(-1)[0])

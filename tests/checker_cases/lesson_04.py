@@ -1,0 +1,66 @@
+"""Урок 04: матрица перестановки и расхождение эквивариантности — неверные ответы (с куском подсказки) и верные (None)."""
+
+import numpy as np
+
+from course_lib.exercises.permutation import check_equivariance_gap, check_permutation_matrix
+
+
+def permutation_loop(order):
+    T = len(order)
+    P = np.zeros((T, T))
+    for i, j in enumerate(order):
+        P[i, j] = 1
+    return P
+
+
+def gap(f, X, order):
+    return np.abs(f(X[order]) - f(X)[order]).max()
+
+
+def gap_loop(f, X, order):
+    moved, same = f(X[order]), f(X)
+    return max(abs(moved[i, j] - same[order[i], j]) for i in range(len(order)) for j in range(X.shape[1]))
+
+
+CASES = [
+    # ---- матрица перестановки: неверные
+    (check_permutation_matrix, lambda order: np.eye(len(order))[order].T, "Pᵀ", "transposed"),
+    (check_permutation_matrix, lambda order: np.eye(len(order))[:, order], "Pᵀ", "columns-by-order"),
+    (check_permutation_matrix, lambda order: np.eye(len(order)), "единичная матрица", "identity"),
+    (check_permutation_matrix, lambda order: np.eye(len(order))[order[::-1]], "X[order]", "reversed-order"),
+    (check_permutation_matrix, lambda order: np.eye(len(order))[order] * 2, "нули и единицы", "twos"),
+    (check_permutation_matrix, lambda order: np.ones((len(order), len(order))) * (np.arange(len(order)) == 0),
+     "ровно одна единица", "one-column"),
+    (check_permutation_matrix, lambda order: np.eye(len(order) + 1), "форма", "too-big"),
+    (check_permutation_matrix, lambda order: np.eye(4)[[2, 0, 3, 1]], "T = len(order) = 1", "T-fixed"),
+    (check_permutation_matrix, lambda order: np.array(order)[:, None] * np.ones(len(order)), "нули и единицы",
+     "order-broadcast"),
+    (check_permutation_matrix, lambda order: None, "return", "no-return"),
+    # ---- матрица перестановки: верные
+    (check_permutation_matrix, lambda order: np.eye(len(order))[order], None, "eye-rows"),
+    (check_permutation_matrix, permutation_loop, None, "loop"),
+    (check_permutation_matrix, lambda order: np.eye(len(order))[:, np.argsort(order)], None, "argsort-columns"),
+    (check_permutation_matrix, lambda order: (np.asarray(order)[:, None] == np.arange(len(order))).astype(int), None,
+     "comparison-int"),
+    (check_permutation_matrix, lambda order: np.eye(len(order), dtype=bool)[order], None, "bool"),
+
+    # ---- расхождение эквивариантности: неверные
+    (check_equivariance_gap, lambda f, X, order: np.abs(f(X[order]) - f(X)).max(), "не переставили", "not-permuted"),
+    (check_equivariance_gap, lambda f, X, order: np.abs(f(X[order]) - f(X)[np.argsort(order)]).max(),
+     "обратной перестановкой", "inverse"),
+    (check_equivariance_gap, lambda f, X, order: (f(X[order]) - f(X)[order]).max(), "модуль", "no-abs"),
+    (check_equivariance_gap, lambda f, X, order: (f(X)[order] - f(X[order])).max(), "модуль", "no-abs-flipped"),
+    (check_equivariance_gap, lambda f, X, order: np.abs(f(X[order]) - f(X)[order]).mean(), "среднее", "mean"),
+    (check_equivariance_gap, lambda f, X, order: np.allclose(f(X[order]), f(X)[order]), "True/False", "allclose"),
+    (check_equivariance_gap, lambda f, X, order: np.abs(f(X[order]) - f(X)[order]), "одно число", "array"),
+    (check_equivariance_gap, lambda f, X, order: np.abs(f(X) - f(X)).max() + 1.0, "Посчитайте f", "nonsense"),
+    (check_equivariance_gap, lambda f, X, order: str(gap(f, X, order)), "одно число", "string"),
+    (check_equivariance_gap, lambda f, X, order: None, "return", "no-return"),
+    # ---- расхождение эквивариантности: верные
+    (check_equivariance_gap, gap, None, "abs-max"),
+    (check_equivariance_gap, gap_loop, None, "loops"),
+    (check_equivariance_gap, lambda f, X, order: float(np.linalg.norm((f(X[order]) - f(X)[order]).ravel(), ord=np.inf)),
+     None, "inf-norm"),
+    (check_equivariance_gap, lambda f, X, order: np.max(np.abs(f(X[order]) - np.take(f(X), order, axis=0))), None,
+     "take"),
+]
