@@ -27,7 +27,7 @@ CASES = [
     (check_permutation_matrix, lambda order: np.eye(len(order))[order].T, "Pᵀ", "transposed"),
     (check_permutation_matrix, lambda order: np.eye(len(order))[:, order], "Pᵀ", "columns-by-order"),
     (check_permutation_matrix, lambda order: np.eye(len(order)), "единичная матрица", "identity"),
-    (check_permutation_matrix, lambda order: np.eye(len(order))[order[::-1]], "X[order]", "reversed-order"),
+    (check_permutation_matrix, lambda order: np.eye(len(order))[np.roll(order, 1)], "X[order]", "rolled-order"),
     (check_permutation_matrix, lambda order: np.eye(len(order))[order] * 2, "нули и единицы", "twos"),
     (check_permutation_matrix, lambda order: np.ones((len(order), len(order))) * (np.arange(len(order)) == 0),
      "ровно одна единица", "one-column"),
