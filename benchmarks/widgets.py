@@ -34,7 +34,7 @@ def bank_training():
 
     data = two_relations(32, T=8, K=3, seed=0)
     nt.manual_seed(0)
-    model = TinyAttention(3, 8, d_model=8, num_heads=2, max_len=8)
+    model = TinyAttention(3, 6, d_model=8, num_heads=2, max_len=8)      # K = 3 буквы, 2K ответов
     history = train(model, lambda m: relations_loss(m, data), steps=40, lr=0.05, probe=data.ids[0], snapshot_every=2)
     return history, letters(data.ids[0], numbered=True)
 

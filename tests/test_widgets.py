@@ -17,6 +17,7 @@ from course_lib.widgets.explorer import MAX_T, ExplorerPainter, attention_weight
 from course_lib.widgets.permutation import PermutationPainter
 from course_lib.widgets.scaling import ScalingPainter
 from course_lib.widgets.softmax import SoftmaxPainter, TemperaturePainter
+from widget_asserts import assert_changes_only_inside, assert_shows, heights, pixels_of
 
 SENTENCE = "кот сел на тёплый коврик и смотрел в окно"
 
@@ -35,8 +36,12 @@ def test_main_explorer_grid_draws_and_holds_invariants():
         assert np.allclose(view.weights.sum(axis=-1), 1), (T, d_k, heads, causal, scaled)
         if causal:
             assert np.all(np.triu(view.weights, k=1) == 0)
-        frame = live.render(view)
-        assert frame.ndim == 3 and frame.shape[-1] == 4
+        live.render(view)
+        for image, weights in zip(live.painter.images, view.weights):
+            assert_shows(image, weights, view.mask)
+        assert np.array_equal(heights(live.painter.bars), view.weights[view.head - 1, view.query])
+        assert f"«{view.tokens[view.query]}» (голова {view.head})" in live.painter.bar_title.get_text()
+        assert f"запрос «{view.tokens[view.query]}»" in live.painter.caption(view)
         head_axes = [ax for ax in live.fig.axes if ax.images and ax.get_title().startswith("голова")]
         assert len(head_axes) == heads
         assert set(view.tokens) <= tick_texts(live.fig)
@@ -142,7 +147,14 @@ def test_importing_core_does_not_import_widgets():
 def test_temperature_view_rows_sum_to_one(tau):
     view = W.temperature_view(tau)
     assert np.allclose(view.weights.sum(axis=1), 1)
-    LiveFigure(TemperaturePainter(), new_figure(4, 4)).render(view)
+    live = LiveFigure(TemperaturePainter(), new_figure(4, 4))
+    live.render(W.temperature_view(1.0 if tau != 1.0 else 2.0))
+    before, where = live.frame.copy(), pixels_of(live.fig, [live.painter.image, live.painter.title])
+    live.render(view)
+    assert_shows(live.painter.image, view.weights)
+    assert f"τ = {tau:.2f}" in live.painter.title.get_text()
+    # другая τ меняет только клетки карты и заголовок: оси, подписи и цветовой столбик — те же
+    assert_changes_only_inside(before, live.frame, where | pixels_of(live.fig, [live.painter.image, live.painter.title]))
 
 
 def test_temperature_sharpens_and_flattens():
@@ -158,7 +170,10 @@ def test_softmax_view_entropy_grows_with_temperature():
     assert entropies[0] < entropies[1] < entropies[2] <= 2.0
     live = LiveFigure(SoftmaxPainter(), new_figure(6, 3))
     for tau in (0.1, 1.0, 10.0):
-        live.render(W.softmax_view(tau, scores, labels))
+        view = W.softmax_view(tau, scores, labels)
+        live.render(view)
+        assert np.array_equal(heights(live.painter.bars), view.weights)
+        assert f"энтропия {view.entropy:.2f} бит" in live.painter.title.get_text()
     with pytest.raises(ValueError, match="подписей|подпис"):
         W.softmax_explorer([1.0, 2.0], ["один"])
 
@@ -171,7 +186,15 @@ def test_scaling_view_spread(d_k):
     assert np.isclose(raw.weights.sum(), 1) and np.isclose(scaled.weights.sum(), 1)
     live = LiveFigure(ScalingPainter(), new_figure(8, 3))
     live.render(raw)
+    painter = live.painter            # столбики меняют высоту: ждём перемен в их осях и в заголовках
+    changing = [painter.hist[0].axes, painter.bars[0].axes, painter.hist_title, painter.weight_title]
+    before, where = live.frame.copy(), pixels_of(live.fig, changing)
     live.render(scaled)
+    assert np.array_equal(heights(live.painter.bars), scaled.weights)
+    assert heights(live.painter.hist).sum() == ((scaled.sample_scores >= -40) & (scaled.sample_scores <= 40)).sum()
+    assert f"{scaled.spread:.2f}" in live.painter.hist_title.get_text()
+    if d_k > 1:                           # при d_k = 1 деление ничего не меняет, кроме подписи
+        assert_changes_only_inside(before, live.frame, where | pixels_of(live.fig, changing))
 
 
 def test_scaling_saturates_without_sqrt():
@@ -206,4 +229,19 @@ def test_causal_view_hides_the_future(T, causal, query):
         assert view.hidden == T * (T - 1) // 2
     else:
         assert view.hidden == 0
-    LiveFigure(CausalPainter(), new_figure(8, 4)).render(view)
+    live = LiveFigure(CausalPainter(), new_figure(8, 4))
+    live.render(view)
+    assert_shows(live.painter.image, view.weights, view.mask)
+    assert np.array_equal(heights(live.painter.bars), view.weights[view.query])
+    assert f"«{view.tokens[view.query]}»" in live.painter.bar_title.get_text()
+    assert f"{view.hidden} из {T * T}" in live.painter.title.get_text()
+
+
+def test_moving_the_query_redraws_only_the_bars():
+    live = LiveFigure(CausalPainter(), new_figure(8, 4))
+    live.render(W.causal_view(6, True, 5))
+    painter = live.painter
+    before, where = live.frame.copy(), pixels_of(live.fig, [painter.bars[0].axes, painter.bar_title])
+    live.render(W.causal_view(6, True, 2))
+    assert_changes_only_inside(before, live.frame, where | pixels_of(live.fig, [painter.bars[0].axes, painter.bar_title]))
+    assert painter.bar_title.get_text() == "куда смотрит «starts»"

@@ -7,10 +7,13 @@ import pytest
 
 from course_lib.functional import softmax
 from course_lib.widgets._live import LiveFigure, new_figure
+from matplotlib.colors import to_rgba
+
 from course_lib.widgets.efficient import (
-    N_KEYS, LocalWindowPainter, OnlineSoftmaxPainter, demo_scores, local_window_explorer, local_window_view,
+    CURRENT_COLOR, N_KEYS, LocalWindowPainter, OnlineSoftmaxPainter, demo_scores, local_window_explorer, local_window_view,
     online_softmax_explorer, online_softmax_view,
 )
+from widget_asserts import assert_shows, heights
 
 
 def test_online_softmax_grid_draws_and_ends_at_true_softmax():
@@ -25,8 +28,13 @@ def test_online_softmax_grid_draws_and_ends_at_true_softmax():
             assert np.isclose(view.m_history[step - 1], scores[:seen].max()), "m — максимум прочитанных оценок"
             assert np.isclose(view.weights_so_far[:seen].sum(), 1), "по прочитанным ключам веса в сумме 1"
             assert np.all(view.weights_so_far[seen:] == 0)
-            frame = live.render(view)
-            assert frame.ndim == 3 and frame.shape[-1] == 4
+            live.render(view)
+            painter = live.painter
+            assert np.array_equal(heights(painter.weight_bars), view.weights_so_far), "столбики — веса вида"
+            assert list(painter.m_line.get_ydata()) == [view.m_history[step - 1]] * 2
+            assert len(painter.m_points.get_xdata()) == step
+            current = [j for j, bar in enumerate(painter.score_bars) if bar.get_facecolor() == to_rgba(CURRENT_COLOR)]
+            assert current == list(range((step - 1) * block_size, seen)), "жёлтые — ровно ключи текущего блока"
         assert np.allclose(view.weights_so_far, softmax(scores)), "после последнего блока — настоящий softmax"
         assert np.isclose(view.l_history[-1], np.exp(scores - scores.max()).sum())
 
@@ -71,6 +79,10 @@ def test_local_window_grid():
         it, ball = view.tokens.index("it"), view.tokens.index("ball")
         assert (("it", "ball", it - ball) in view.lost) == (window <= it - ball)
         live.render(view)
+        assert_shows(live.painter.image, view.weights, view.mask)
+        assert np.array_equal(heights(live.painter.bars), view.weights[view.query])
+        assert f"«{view.tokens[view.query]}»" in live.painter.bar_title.get_text()
+        assert (f"it→ball ({it - ball})" in live.painter.bar_title.get_text()) == (window <= it - ball)
     assert live.full_redraws == 1
 
 

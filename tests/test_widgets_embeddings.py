@@ -7,6 +7,7 @@ from course_lib.props.embeddings import load_corpus, load_sections, train_static
 from course_lib.widgets._live import LiveFigure, new_figure
 from course_lib.widgets.embeddings import (DEFAULT_WORDS, K_MAX, NeighboursPainter, contexts_for, embeddings_explorer,
                                            explorer_view, neighbours_view)
+from widget_asserts import assert_shows
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +32,8 @@ def test_every_word_context_and_k_draws_and_the_vector_never_moves(emb, sections
             assert view.drift == 0.0 and "предложение на него не влияет" in view.note
             assert [w for w, _ in view.neighbours] == [w for w, _ in emb.nearest(word, k=k)]
             vectors.append(view.vector)
-            frame = live.render(view)
-            assert frame.ndim == 3 and frame.shape[-1] == 4
+            live.render(view)
+            assert_shows(live.painter.image, view.vector[None])             # полоска — вектор слова
             labels = [t.get_text() for t in live.painter.labels if t.get_text()]
             assert labels == [f"{w} {c:.2f}" for w, c in view.neighbours]           # подписи = соседи по порядку
             assert [b.get_width() for b in live.painter.bars[:k]] == [c for _, c in view.neighbours]
@@ -68,7 +69,10 @@ def test_odd_choices_give_a_message_not_a_traceback(emb, word, context, expected
     view = neighbours_view(emb, word, context)
     assert expected in view.message
     assert view.word in emb and len(view.neighbours) == 8 and view.drift == 0.0
-    LiveFigure(NeighboursPainter(), new_figure(7.5, 5.4)).render(view)
+    live = LiveFigure(NeighboursPainter(), new_figure(7.5, 5.4))
+    live.render(view)
+    assert f"«{view.word}»" in live.painter.title.get_text()                # показан тот, кого подставили
+    assert [t.get_text() for t in live.painter.labels[:8]] == [f"{w} {c:.2f}" for w, c in view.neighbours]
 
 
 def test_moving_through_sentences_changes_only_the_caption(emb):

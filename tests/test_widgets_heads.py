@@ -8,6 +8,7 @@ import pytest
 import course_lib as nt
 from course_lib.widgets._live import LiveFigure, new_figure
 from course_lib.widgets.heads import D_MODEL, MAX_HEADS, HeadsPainter, divisors, heads_explorer, heads_view
+from widget_asserts import assert_shows
 
 
 def test_grid_of_slider_values_draws_and_holds_invariants():
@@ -21,8 +22,9 @@ def test_grid_of_slider_values_draws_and_holds_invariants():
         assert np.allclose(view.weights.sum(axis=-1), 1)
         assert view.params == 4 * D_MODEL**2 + 4 * D_MODEL              # от h не зависит
         assert (view.message == "") == (D_MODEL % heads == 0)
-        frame = live.render(view)
-        assert frame.ndim == 3 and frame.shape[-1] == 4
+        live.render(view)
+        for image, weights in zip(live.painter.images, view.weights, strict=True):
+            assert_shows(image, weights)
         panels = [ax for ax in live.fig.axes if ax.images and ax.get_title().startswith("голова")]
         assert len(panels) == view.heads
         assert panels[-1].get_title().endswith(str(D_MODEL - 1))          # последняя голова берёт последние столбцы

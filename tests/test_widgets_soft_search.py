@@ -12,6 +12,7 @@ from course_lib.widgets.soft_search import (
     CATALOGUE_KEYS, CATALOGUE_LABELS, CATALOGUE_VALUES, QUERY_RANGE, SoftSearchPainter, soft_search_explorer,
     soft_search_view,
 )
+from widget_asserts import heights
 
 GRID = np.linspace(-QUERY_RANGE, QUERY_RANGE, 5)
 
@@ -29,8 +30,11 @@ def test_grid_of_sliders_draws_and_holds_invariants(live):
         assert np.allclose(view.output, view.weights @ CATALOGUE_VALUES)      # выход — смесь значений
         assert (view.output >= 0).all() and (view.output <= 1).all()           # смесь цветов — снова цвет
         assert view.best == np.argmax(CATALOGUE_KEYS @ [qx, qy])
-        frame = live.render(view)
-        assert frame.ndim == 3 and frame.shape[-1] == 4
+        live.render(view)
+        assert np.array_equal(heights(live.painter.bars), view.weights)
+        assert np.allclose(live.painter.soft.get_facecolor()[:3], view.output)          # квадрат — смешанный цвет
+        assert live.painter.hard_text.get_text() == CATALOGUE_LABELS[view.best]
+        assert np.allclose(live.painter.star.get_xydata()[0], [qx, qy])
     assert live.full_redraws == 1                # каталог тот же: двигаются только данные
     labels = {t.get_text() for ax in live.fig.axes for t in ax.get_xticklabels()}
     assert set(CATALOGUE_LABELS) <= labels
@@ -74,6 +78,7 @@ def test_bad_slider_values_give_a_message_not_a_traceback(qx, qy, tau, expected,
     assert expected in view.message
     assert np.isclose(view.weights.sum(), 1) and np.isfinite(view.output).all()
     live.render(view)
+    assert np.array_equal(heights(live.painter.bars), view.weights)
     assert live.full_redraws == 1
 
 

@@ -9,6 +9,7 @@ from course_lib.props.tasks import letters, two_relations
 from course_lib.props.training import History, relations_loss, train
 from course_lib.widgets._live import LiveFigure, new_figure
 from course_lib.widgets.training import SnapshotPainter, snapshot_view, training_explorer
+from widget_asserts import assert_shows, heights
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +38,10 @@ def test_grid_of_slider_values_draws_and_shows_the_right_snapshot(trained):
             assert np.array_equal(view.weights, history.snapshots[shown // 4, view.head - 1])
             assert np.allclose(view.weights.sum(axis=-1), 1)
             assert view.loss == history.losses[max(shown, 1) - 1]
-            frame = live.render(view)
-            assert frame.ndim == 3 and frame.shape[-1] == 4
+            live.render(view)
+            assert_shows(live.painter.image, view.weights)
+            assert np.array_equal(heights(live.painter.bars), view.weights[5])
+            assert live.painter.cursor.get_xdata()[0] == shown
     assert live.full_redraws == 1                                    # раскладка одна: фон рисуется один раз
     assert set(tokens) <= tick_texts(live.fig)
 

@@ -41,12 +41,13 @@ class MaskedRowPainter:
 
     def build(self, fig, view):
         matrix_ax, bar_ax = fig.subplots(1, 2, width_ratios=[1.1, 1])
-        vis.heatmap(view.weights, view.tokens, view.tokens, ax=matrix_ax, mask=view.mask, title=" ")
-        vis.row(view.weights, view.tokens, view.query, ax=bar_ax, title=" ")
+        # место под заголовки — по числу их строк, а не по тексту первого вида: раскладка общая для всех видов
+        vis.heatmap(view.weights, view.tokens, view.tokens, ax=matrix_ax, mask=view.mask,
+                    title="\n".join(" " * self.matrix_title(view).count("\n") + " "))
+        vis.row(view.weights, view.tokens, view.query, ax=bar_ax, title="\n".join(" " * self.row_title(view).count("\n") + " "))
         self.image, self.title = matrix_ax.images[0], matrix_ax.title
         self.bars, self.bar_title = list(bar_ax.patches), bar_ax.title
         self.dynamic = [self.image, self.title, *self.bars, self.bar_title]
-        self.refresh(view)
 
     def refresh(self, view):
         self.image.set_data(np.ma.masked_where(~view.mask, view.weights))

@@ -120,7 +120,6 @@ class OnlineSoftmaxPainter:
         m_ax.set_title("бегущий максимум m")
         self.titles = [scores_ax.set_title(" "), weights_ax.set_title(" "), l_ax.set_title(" ")]
         self.dynamic = [*self.score_bars, self.m_line, *self.weight_bars, self.m_points, self.l_points, *self.titles]
-        self.refresh(view)
 
     def refresh(self, view):
         start, seen = (view.step - 1) * view.block_size, view.seen

@@ -117,7 +117,6 @@ class NeighboursPainter:
         vector_ax.set_xlabel(f"номер координаты (dim = {len(view.vector)})")
         self.image, self.sentence = image, vector_ax.set_title(" \n \n ", fontsize=9)
         self.dynamic = self.bars + self.labels + [self.title, self.image, self.sentence]
-        self.refresh(view)
 
     def refresh(self, view):
         shown = view.neighbours[:K_MAX]

@@ -83,7 +83,6 @@ class HeadsPainter:
         self.images = [ax.images[0] for ax in axes[:h]]
         self.headline = fig.suptitle(" ")
         self.dynamic = self.images + [self.headline]
-        self.refresh(view)
 
     def refresh(self, view):
         for image, weights in zip(self.images, view.weights):

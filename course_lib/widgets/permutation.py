@@ -50,7 +50,6 @@ class PermutationPainter:
         self.images = [left.images[0], right.images[0]]
         self.verdict = fig.suptitle(" ")
         self.dynamic = self.images + [self.verdict]
-        self.refresh(view)
 
     def refresh(self, view):
         self.images[0].set_data(view.weights)

@@ -57,7 +57,6 @@ class ScalingPainter:
         weight_ax.set_ylabel("вес")
         self.hist_title, self.weight_title = hist_ax.set_title(" \n "), weight_ax.set_title(" \n ")
         self.dynamic = self.hist + self.bars + [self.hist_title, self.weight_title]
-        self.refresh(view)
 
     def refresh(self, view):
         counts, _ = np.histogram(view.sample_scores, BINS)

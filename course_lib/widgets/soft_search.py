@@ -122,7 +122,6 @@ class SoftSearchPainter:
         self.hard_text = mix_ax.text(1.5, 0.1, " ", ha="center", fontsize=8)
         self.dynamic = [self.points, self.arrow, self.star, *self.bars, self.bars_title,
                         self.soft, self.hard, self.soft_text, self.hard_text]
-        self.refresh(view)
 
     def refresh(self, view):
         self.points.set_sizes(30 + 300 * view.weights)      # крупнее — больше вес

@@ -96,7 +96,6 @@ class SoftmaxPainter:
         weight_ax.set_ylabel("вес")
         self.title = weight_ax.set_title(" \n ")
         self.dynamic = self.bars + [self.title]
-        self.refresh(view)
 
     def refresh(self, view):
         for bar, weight in zip(self.bars, view.weights):

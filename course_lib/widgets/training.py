@@ -77,7 +77,6 @@ class SnapshotPainter:
         self.image, self.title = matrix_ax.images[0], matrix_ax.title
         self.bars, self.bar_title, self.loss_title = list(bar_ax.patches), bar_ax.title, loss_ax.title
         self.dynamic = [self.image, self.title, *self.bars, self.bar_title, self.marker, self.cursor, self.loss_title]
-        self.refresh(view)
 
     def refresh(self, view):
         self.image.set_data(view.weights)
