@@ -57,8 +57,9 @@ _KNOWN = [  # (вид ошибки, регулярное выражение дл
                 "Последняя ось есть всегда — axis=-1")),
     ("index", r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)",
      lambda m: f"номер {m[1]} вне массива: длина оси {m[2]} — {m[3]} (номера 0…{int(m[3]) - 1})"),
-    ("reshape", r"cannot reshape array of size (\d+) into shape " + _SHAPE,
-     lambda m: f"reshape невозможен: в массиве {m[1]} чисел, а форма {_shape(m[2])} их столько не вмещает"),
+    ("reshape", r"cannot reshape array of size (\d+) into shape \(([^)]*)\)",
+     lambda m: (f"reshape невозможен: в массиве {m[1]} чисел, а форма ({m[2].replace('newaxis', '-1')}) "
+                "столько не вмещает: проверьте, откуда взяты размеры — их берут из формы входа (x.shape)")),
     ("concatenate", r"along dimension (\d+), the array at index (\d+) has size (\d+) and the array at index (\d+) "
                     r"has size (\d+)",
      lambda m: (f"np.concatenate: кроме оси склейки все оси должны совпадать, а по оси {m[1]} у массивов "

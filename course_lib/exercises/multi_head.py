@@ -8,10 +8,15 @@ from course_lib.rng import temporary_seed
 
 # (N, T, D) = (2, 3, 8): числа 0…47 подряд — по ним видно, какой столбец куда уехал.
 N, T, D = 2, 3, 8
+# Другие формы: одна фраза из одного токена, и батч побольше во float32.
+SPLITS = [((N, T, D), 4, float), ((N, T, D), 2, float), ((N, T, D), 1, float), ((N, T, D), 8, float),
+          ((1, 1, 6), 3, float), ((3, 5, 12), 3, np.float32)]
+MERGES = [((N, 4, T, 2), float), ((N, 2, T, 4), float), ((N, 1, T, 8), float), ((1, 3, 1, 2), float),
+          ((3, 3, 5, 4), np.float32)]
 
 
-def _numbered(shape):
-    return np.arange(np.prod(shape), dtype=float).reshape(shape)
+def _numbered(shape, dtype=float):
+    return np.arange(np.prod(shape), dtype=dtype).reshape(shape)
 
 
 def _split_reference(x, h):
@@ -27,14 +32,15 @@ def _merge_reference(x):
 @checker
 def check_split_heads(candidate):
     """candidate(x (N, T, D), h) -> (N, h, T, d_head): голова i получает столбцы i·d_head … (i+1)·d_head − 1."""
-    x = _numbered((N, T, D))
-    for h in (4, 2, 1, 8):
+    for shape, h, dtype in SPLITS:
+        x = _numbered(shape, dtype)
+        N, T, D = shape
         d_head = D // h
-        out = call(candidate, x, h)
-        if out.shape == (N, T, h, d_head):
+        out = call(candidate, x.copy(), h)
+        if out.shape == (N, T, h, d_head) and T != h:
             raise Wrong(f"форма {out.shape} — это (N, T, h, d_head): ось голов надо вынести вперёд, "
                         "transpose(0, 2, 1, 3) -> (N, h, T, d_head)")
-        expect_shape(out, (N, h, T, d_head), f"для x {x.shape} и h = {h}")
+        expect_shape(out, (N, h, T, d_head), f"для x {x.shape} и h = {h} (N, T, D = x.shape; d_head = D // h)")
         if np.allclose(out, _split_reference(x, h)):
             continue
         if np.array_equal(out, x.reshape(N, h, T, d_head)):
@@ -50,13 +56,15 @@ def check_split_heads(candidate):
 @checker
 def check_merge_heads(candidate):
     """candidate(x (N, h, T, d_head)) -> (N, T, h·d_head): обратно к _split."""
-    for h in (4, 2, 1):
-        heads = _numbered((N, h, T, D // h))
-        out = call(candidate, heads)
-        if out.shape == (N, h, T * (D // h)):
+    for shape, dtype in MERGES:
+        N, h, T, d_head = shape
+        heads = _numbered(shape, dtype)
+        D = h * d_head
+        out = call(candidate, heads.copy())
+        if out.shape == (N, h, T * d_head) and h != T:
             raise Wrong(f"форма {out.shape}: склеились токены одной головы, а надо головы одного токена. "
                         "Сначала transpose(0, 2, 1, 3) -> (N, T, h, d_head), потом reshape(N, T, h·d_head)")
-        expect_shape(out, (N, T, D), f"для голов формы {heads.shape}")
+        expect_shape(out, (N, T, D), f"для голов формы {heads.shape} (N, h, T, d_head = x.shape)")
         if np.allclose(out, _merge_reference(heads)):
             continue
         if np.array_equal(out, heads.reshape(N, T, D)):
@@ -64,6 +72,7 @@ def check_merge_heads(candidate):
                         "Сначала верните ось голов на место: transpose(0, 2, 1, 3), потом reshape(N, T, D)")
         raise Wrong(f"при h = {h} числа встали не на свои места: в строке токена t подряд идут головы 0, 1, …")
 
+    N, T, D = 2, 3, 8
     x = _numbered((N, T, D))
     expect_close(call(candidate, _split_reference(x, 4)), x, "merge(split(x)) должно вернуть x")
     with temporary_seed(0):

@@ -1,0 +1,67 @@
+"""Урок 06: разрезать на головы и склеить обратно — неверные ответы (с куском подсказки) и верные (None)."""
+
+import numpy as np
+
+from course_lib.exercises.multi_head import check_merge_heads, check_split_heads
+
+
+def split_heads(x, h):
+    N, T, D = x.shape
+    return x.reshape(N, T, h, D // h).transpose(0, 2, 1, 3)
+
+
+def split_loop(x, h):
+    N, T, D = x.shape
+    d_head = D // h
+    out = np.empty((N, h, T, d_head), dtype=x.dtype)
+    for i in range(h):
+        out[:, i] = x[:, :, i * d_head:(i + 1) * d_head]
+    return out
+
+
+def merge_heads(x):
+    N, h, T, d_head = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(N, T, h * d_head)
+
+
+def merge_loop(x):
+    N, h, T, d_head = x.shape
+    out = np.empty((N, T, h * d_head), dtype=x.dtype)
+    for i in range(h):
+        out[:, :, i * d_head:(i + 1) * d_head] = x[:, i]
+    return out
+
+
+CASES = [
+    # ---- разрезать на головы: неверные
+    (check_split_heads, lambda x, h: x.reshape(x.shape[0], x.shape[1], h, -1), "ось голов", "no-transpose"),
+    (check_split_heads, lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1), "перемешивает токены", "reshape-only"),
+    (check_split_heads, lambda x, h: x.reshape(x.shape[0], x.shape[1], -1, h).transpose(0, 3, 1, 2),
+     "каждый h-й столбец", "strided"),
+    (check_split_heads, lambda x, h: x.reshape(x.shape[0], x.shape[1], h, -1).transpose(0, 2, 3, 1), "форма",
+     "wrong-transpose"),
+    (check_split_heads, lambda x, h: split_heads(x, 4), "форма", "h-fixed"),
+    (check_split_heads, lambda x, h: split_heads(x, h)[:, ::-1], "не те числа", "heads-reversed"),
+    (check_split_heads, lambda x, h: x.reshape(2, 3, h, -1).transpose(0, 2, 1, 3), "reshape невозможен", "N-T-fixed"),
+    (check_split_heads, lambda x, h: None, "return", "no-return"),
+    # ---- разрезать на головы: верные
+    (check_split_heads, split_heads, None, "reshape-transpose"),
+    (check_split_heads, lambda x, h: x.reshape(*x.shape[:2], h, -1).swapaxes(1, 2), None, "swapaxes"),
+    (check_split_heads, lambda x, h: np.stack(np.split(x, h, axis=-1), axis=1), None, "split-stack"),
+    (check_split_heads, split_loop, None, "loop"),
+
+    # ---- склеить обратно: неверные
+    (check_merge_heads, lambda x: x.reshape(x.shape[0], x.shape[2], -1), "reshape без transpose", "reshape-only"),
+    (check_merge_heads, lambda x: x.reshape(x.shape[0], x.shape[1], -1), "склеились токены одной головы", "heads-kept"),
+    (check_merge_heads, lambda x: x.transpose(0, 2, 3, 1).reshape(x.shape[0], x.shape[2], -1), "не на свои места",
+     "wrong-transpose"),
+    (check_merge_heads, lambda x: x[:, 0], "форма", "first-head"),
+    (check_merge_heads, lambda x: x.sum(axis=1), "форма", "summed-heads"),
+    (check_merge_heads, lambda x: x.transpose(0, 2, 1, 3).reshape(2, 3, -1), "N, h, T, d_head = x.shape", "N-T-fixed"),
+    (check_merge_heads, lambda x: 1 / 0, "ZeroDivisionError", "crash"),
+    # ---- склеить обратно: верные
+    (check_merge_heads, merge_heads, None, "transpose-reshape"),
+    (check_merge_heads, lambda x: np.concatenate(list(x.swapaxes(0, 1)), axis=-1), None, "concatenate"),
+    (check_merge_heads, lambda x: np.moveaxis(x, 1, 2).reshape(*np.moveaxis(x, 1, 2).shape[:2], -1), None, "moveaxis"),
+    (check_merge_heads, merge_loop, None, "loop"),
+]
