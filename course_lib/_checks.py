@@ -76,3 +76,54 @@ def check_int(value, name, where, low=1, high=None, meaning=""):
     if value < low or (high is not None and value > high):
         raise ValueError(f"{where}: {name} — целое число {bounds}{meaning}, а пришло {value!r}")
     return int(value)
+
+
+# ---- формы: понятная ошибка вместо английской ошибки NumPy ------------------------------
+
+def broadcast_error(symbol, a_shape, b_shape):
+    """ValueError для `a symbol b`, когда формы не растягиваются друг к другу (broadcasting)."""
+    a_shape, b_shape = tuple(a_shape), tuple(b_shape)
+    for axis in range(1, min(len(a_shape), len(b_shape)) + 1):
+        x, y = a_shape[-axis], b_shape[-axis]
+        if x != y and 1 not in (x, y):
+            break
+    return ValueError(
+        f"a {symbol} b: формы {a_shape} и {b_shape} не растягиваются друг к другу (broadcasting). "
+        f"Оси сравниваются с конца; в каждой паре размеры равны или один из них 1, "
+        f"а на оси −{axis} встретились {x} и {y}."
+    )
+
+
+def matmul_error(a_shape, b_shape):
+    """ValueError для `A @ B` с несогласованными формами."""
+    a_shape, b_shape = tuple(a_shape), tuple(b_shape)
+    inner_a = a_shape[-1] if a_shape else None
+    inner_b = (b_shape[-2] if len(b_shape) >= 2 else b_shape[0]) if b_shape else None
+    if not a_shape or not b_shape:
+        return ValueError(f"A @ B: умножать матрицы можно, если у обоих хотя бы одна ось, а пришли формы {a_shape} и {b_shape}")
+    if inner_a != inner_b:
+        hint = " Может быть, нужно B.T?" if b_shape[-1:] == (inner_a,) else ""
+        return ValueError(
+            f"A @ B: последняя ось A ({inner_a}) должна совпадать с предпоследней осью B ({inner_b}), "
+            f"а пришли формы {a_shape} и {b_shape}.{hint}"
+        )
+    return ValueError(
+        f"A @ B: ведущие (батчевые) оси {a_shape[:-2]} и {b_shape[:-2]} не растягиваются друг к другу: "
+        "в каждой паре размеры равны или один из них 1"
+    )
+
+
+def check_axis(axis, ndim, where, shape=None):
+    """Ось от −ndim до ndim − 1; возвращает её неотрицательный номер."""
+    check_int(axis, "axis", where, low=-ndim, high=ndim - 1,
+              meaning=f" (номер оси массива формы {tuple(shape) if shape is not None else f'с {ndim} осями'})")
+    return axis % ndim
+
+
+def reshape_error(shape, new_shape):
+    """ValueError для reshape, при котором меняется число элементов."""
+    size = int(np.prod(shape))
+    return ValueError(
+        f"reshape: в тензоре формы {tuple(shape)} {size} чисел, а форма {tuple(new_shape)} их не вмещает: "
+        "числа не должны ни пропадать, ни появляться (−1 в форме — «досчитай сам»)"
+    )

@@ -6,7 +6,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_float, check_mask, check_qkv
+from course_lib._checks import check_axis, check_float, check_int, check_mask, check_qkv
 from course_lib.autograd.tensor import Tensor, as_tensor
 
 
@@ -19,6 +19,10 @@ def softmax(x, axis=-1):
     plain = not isinstance(x, Tensor)
     x = as_tensor(x)
     check_float(x.data, "softmax(x)", finite=False)         # -inf можно: так маскируют; nan и +inf — нет
+    axis = check_axis(axis, x.ndim, "softmax", x.shape) if x.ndim else axis
+    if x.ndim == 0 or x.shape[axis] == 0:
+        raise ValueError(f"softmax: вдоль оси {axis} нет ни одной оценки (форма {x.shape}) — "
+                         "нечего превращать в веса. Пустая последовательность (T = 0)?")
     peak = x.data.max(axis=axis, keepdims=True)             # nan и +inf «всплывают» в максимум строки
     if np.isnan(peak).any() or np.isposinf(peak).any():
         raise ValueError("softmax: во входе есть nan или +inf — такие оценки нельзя превратить в веса")
@@ -55,8 +59,7 @@ def gelu(x):
 
 def causal_mask(T):
     """Булева маска (T, T): True — «можно смотреть» (нижний треугольник с диагональю), урок 05."""
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise ValueError(f"causal_mask: T — длина последовательности, целое число ≥ 1, а пришло {T!r}")
+    T = check_int(T, "T", "causal_mask", meaning=" (длина последовательности)")
     return np.tril(np.ones((T, T), dtype=bool))
 
 
@@ -147,9 +150,5 @@ def cross_entropy(logits, targets):
 
 
 def _check_window(T, window, where):
-    for name, value in (("T", T), ("window", window)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(
-                f"{where}: {name} — целое число ≥ 1, а пришло {value!r}. "
-                "window — сколько последних токенов (включая сам токен) видит запрос"
-            )
+    check_int(T, "T", where, meaning=" (длина последовательности)")
+    check_int(window, "window", where, meaning=" (сколько последних токенов, включая сам токен, видит запрос)")

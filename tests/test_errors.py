@@ -251,3 +251,43 @@ def test_optimizer_needs_parameters_and_positive_lr():
     with pytest.raises(ValueError, match="lr") as error:
         nt.optim.SGD([nt.tensor(np.ones(2), requires_grad=True)], lr=0.0)
     assert "пришло 0.0" in str(error.value)
+
+
+# ---- первые ошибки новичка: каждая по-русски, про эту операцию и эти формы ------------------
+
+from course_lib.autograd.tensor import Tensor  # noqa: E402
+
+FIRST_MISTAKES = [
+    ("MultiHeadAttention(0, 1)", lambda: nt.MultiHeadAttention(0, 1), ValueError, "d_model — целое число ≥ 1"),
+    ("MultiHeadAttention('8', 2)", lambda: nt.MultiHeadAttention("8", 2), TypeError, "пришло '8' (str)"),
+    ("MultiHeadAttention(8, 2.0)", lambda: nt.MultiHeadAttention(8, 2.0), TypeError, "num_heads"),
+    ("softmax(axis=5)", lambda: nt.softmax(np.ones((2, 3)), axis=5), ValueError, "номер оси массива формы (2, 3)"),
+    ("softmax на T = 0", lambda: nt.softmax(np.ones((2, 0))), ValueError, "нет ни одной оценки"),
+    ("внимание на T = 0", lambda: nt.MultiHeadAttention(8, 2)(np.ones((1, 0, 8))), ValueError, "T = 0"),
+    ("X @ W не той формы", lambda: Tensor(np.ones((2, 3))) @ Tensor(np.ones((2, 3))), ValueError, "B.T"),
+    ("батчи @ не согласованы", lambda: Tensor(np.ones((2, 2, 3))) @ Tensor(np.ones((3, 3, 3))), ValueError, "батчевые"),
+    ("a + b не растягиваются", lambda: Tensor(np.ones((2, 3))) + Tensor(np.ones((4, 3))), ValueError, "на оси −2 встретились 2 и 4"),
+    ("a * b не растягиваются", lambda: Tensor(np.ones((2, 3))) * np.ones(4), ValueError, "a * b: формы (2, 3) и (4,)"),
+    ("a / b не растягиваются", lambda: Tensor(np.ones((2, 3))) / np.ones((3, 2)), ValueError, "a / b"),
+    ("reshape меняет число чисел", lambda: Tensor(np.ones((2, 3))).reshape(4, 2), ValueError, "6 чисел"),
+    ("transpose с лишней осью", lambda: Tensor(np.ones((2, 3))).transpose(0, 2), ValueError, "transpose"),
+    ("transpose с повтором", lambda: Tensor(np.ones((2, 3))).transpose(0, 0), ValueError, "каждая по разу"),
+    ("swapaxes вне осей", lambda: Tensor(np.ones((2, 3))).swapaxes(0, 3), ValueError, "swapaxes"),
+    ("sum вне осей", lambda: Tensor(np.ones((2, 3))).sum(axis=4), ValueError, "sum: axis"),
+    ("индекс вне оси", lambda: Tensor(np.ones((2, 3)))[5], IndexError, "не помещается в тензор формы (2, 3)"),
+    ("concatenate разных форм", lambda: nt.concatenate([Tensor(np.ones((2, 3))), Tensor(np.ones((2, 4)))]), ValueError, "кроме неё"),
+    ("Linear(0, 3)", lambda: nt.Linear(0, 3), ValueError, "d_in"),
+    ("Embedding(2.5, 3)", lambda: nt.Embedding(2.5, 3), TypeError, "num_embeddings"),
+    ("tensor из строки", lambda: nt.tensor("abc"), TypeError, "нужны числа"),
+    ("causal_mask(True)", lambda: nt.causal_mask(True), TypeError, "пришло True (bool)"),
+]
+
+
+@pytest.mark.parametrize("call, error, fragment", [m[1:] for m in FIRST_MISTAKES], ids=[m[0] for m in FIRST_MISTAKES])
+def test_first_mistakes_get_a_russian_answer(call, error, fragment):
+    with pytest.raises(error) as caught:
+        call()
+    message = str(caught.value)
+    assert fragment in message, message
+    for english in ("operands could not", "gufunc", "cannot reshape", "out of bounds for array", "zero-size array"):
+        assert not message.startswith(english) and english not in message.split("NumPy:")[0], message

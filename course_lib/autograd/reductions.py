@@ -6,11 +6,14 @@
 
 import numpy as np
 
+from course_lib._checks import check_axis
+
 
 class Reductions:
     """Свёртки для Tensor; `_child` — из Tensor: результат помнит свой вход."""
 
     def sum(self, axis=None, keepdims=False):
+        _check_axes(axis, self, "sum")
         out = self._child(self.data.sum(axis=axis, keepdims=keepdims))
 
         def _backward(g):
@@ -28,6 +31,9 @@ class Reductions:
 
     def max(self, axis=None, keepdims=False):
         """Максимум; градиент делится поровну между равными максимумами."""
+        _check_axes(axis, self, "max")
+        if self.data.size == 0:
+            raise ValueError(f"max: у пустого тензора формы {self.shape} нет максимума")
         peak = self.data.max(axis=axis, keepdims=True)
         out = self._child(peak if keepdims else np.squeeze(peak, axis=axis))
 
@@ -37,3 +43,9 @@ class Reductions:
 
         out._backward = _backward
         return out
+
+
+def _check_axes(axis, tensor, where):
+    """axis — None, номер оси или кортеж номеров осей тензора."""
+    for a in (() if axis is None else np.atleast_1d(axis)):
+        check_axis(int(a) if isinstance(a, np.integer) else a, tensor.ndim, where, tensor.shape)

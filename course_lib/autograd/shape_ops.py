@@ -6,6 +6,8 @@
 
 import numpy as np
 
+from course_lib._checks import check_axis, reshape_error
+
 
 class ShapeOps:
     """Методы формы для Tensor; `_child` — из Tensor: результат помнит свой вход."""
@@ -17,26 +19,39 @@ class ShapeOps:
 
     def reshape(self, *shape):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        out = self._child(self.data.reshape(shape))
+        try:
+            data = self.data.reshape(shape)
+        except ValueError:
+            raise reshape_error(self.shape, shape) from None
+        out = self._child(data)
         out._backward = lambda g: (g.reshape(self.shape),)
         return out
 
     def transpose(self, *axes):
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
         axes = axes or tuple(reversed(range(self.ndim)))
+        if sorted(check_axis(a, self.ndim, "transpose", self.shape) for a in axes) != list(range(self.ndim)):
+            raise ValueError(f"transpose: нужна перестановка всех {self.ndim} осей, каждая по разу, а пришло {tuple(axes)}")
         out = self._child(self.data.transpose(axes))
         inverse = np.argsort([a % self.ndim for a in axes])   # оси могут быть отрицательными, как в NumPy
         out._backward = lambda g: (g.transpose(inverse),)
         return out
 
     def swapaxes(self, axis1, axis2):
+        check_axis(axis1, self.ndim, "swapaxes", self.shape)
+        check_axis(axis2, self.ndim, "swapaxes", self.shape)
         out = self._child(self.data.swapaxes(axis1, axis2))
         out._backward = lambda g: (g.swapaxes(axis1, axis2),)
         return out
 
     def __getitem__(self, index):
         index = index.data if isinstance(index, ShapeOps) else index   # Tensor-индексы тоже годятся
-        out = self._child(self.data[index])
+        try:
+            data = self.data[index]
+        except IndexError as error:
+            raise IndexError(f"индекс {index!r} не помещается в тензор формы {self.shape}: "
+                             f"по оси размера n номера от 0 до n − 1 (или от −n до −1). NumPy: {error}") from None
+        out = self._child(data)
 
         def _backward(g):
             grad = np.zeros_like(self.data)

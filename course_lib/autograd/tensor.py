@@ -11,6 +11,8 @@ import numbers
 
 import numpy as np
 
+from course_lib._checks import broadcast_error, check_axis, matmul_error
+
 from course_lib.autograd._matmul import batched_matmul, vector_matmul_grads
 from course_lib.autograd.reductions import Reductions
 from course_lib.autograd.shape_ops import ShapeOps
@@ -127,19 +129,19 @@ class Tensor(ShapeOps, Reductions):
 
     def __add__(self, other):
         other = as_tensor(other, like=self)
-        out = self._child(self.data + other.data, other)
+        out = self._child(_elementwise(np.add, "+", self, other), other)
         out._backward = lambda g: (g, g)
         return out
 
     def __mul__(self, other):
         other = as_tensor(other, like=self)
-        out = self._child(self.data * other.data, other)
+        out = self._child(_elementwise(np.multiply, "*", self, other), other)
         out._backward = lambda g: (g * other.data, g * self.data)
         return out
 
     def __truediv__(self, other):
         other = as_tensor(other, like=self)
-        out = self._child(self.data / other.data, other)
+        out = self._child(_elementwise(np.divide, "/", self, other), other)
         out._backward = lambda g: (g / other.data, -g * self.data / other.data**2)
         return out
 
@@ -172,7 +174,11 @@ class Tensor(ShapeOps, Reductions):
 
     def __matmul__(self, other):
         other = as_tensor(other, like=self)
-        out = self._child(batched_matmul(self.data, other.data), other)
+        try:
+            product = batched_matmul(self.data, other.data)
+        except ValueError:
+            raise matmul_error(self.shape, other.shape) from None
+        out = self._child(product, other)
 
         def _backward(g):
             a, b = self.data, other.data
@@ -228,7 +234,13 @@ def concatenate(tensors, axis=0):
     tensors = [as_tensor(t) for t in tensors]
     if not tensors:
         raise ValueError("concatenate: нужен хотя бы один тензор, а пришёл пустой список")
-    out = tensors[0]._child(np.concatenate([t.data for t in tensors], axis=axis), *tensors[1:])
+    first = tensors[0]
+    axis = check_axis(axis, first.ndim, "concatenate", first.shape) if first.ndim else axis
+    rest = [t.shape[:axis] + t.shape[axis + 1:] for t in tensors]
+    if any(t.ndim != first.ndim for t in tensors) or len(set(rest)) > 1:
+        raise ValueError(f"concatenate по оси {axis}: все оси, кроме неё, должны совпадать, "
+                         f"а пришли формы {[t.shape for t in tensors]}")
+    out = first._child(np.concatenate([t.data for t in tensors], axis=axis), *tensors[1:])
     bounds = np.cumsum([t.shape[axis] for t in tensors])[:-1]
     out._backward = lambda g: tuple(np.split(g, bounds, axis=axis))
     return out
@@ -237,12 +249,22 @@ def concatenate(tensors, axis=0):
 def tensor(data, requires_grad=False):
     """Создаёт Tensor из списка, массива NumPy или числа (урок 00)."""
     data = data.data if isinstance(data, Tensor) else np.array(data)
+    if data.dtype.kind not in "biuf":
+        raise TypeError(f"tensor: нужны числа (или True/False), а пришёл dtype {data.dtype}: {data!r}"[:200])
     if requires_grad and not np.issubdtype(data.dtype, np.floating):
         raise TypeError(
             f"градиент бывает только у дробных чисел, а пришёл dtype {data.dtype}. "
             "Передайте float: tensor(np.asarray(x, dtype=float), requires_grad=True)"
         )
     return Tensor(data, requires_grad=requires_grad)
+
+
+def _elementwise(op, symbol, a, b):
+    """op(a, b) над данными двух тензоров с broadcasting; несовместимые формы — ошибка по-русски."""
+    try:
+        return op(a.data, b.data)
+    except ValueError:
+        raise broadcast_error(symbol, a.shape, b.shape) from None
 
 
 def as_tensor(x, like=None):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_float
+from course_lib._checks import check_float, check_int
 from course_lib.nn.module import Module, parameter
 from course_lib.rng import generator
 from course_lib.autograd.tensor import Tensor, as_tensor
@@ -15,6 +15,8 @@ class Linear(Module):
     """
 
     def __init__(self, d_in, d_out, bias=True):
+        check_int(d_in, "d_in", "Linear", meaning=" (длина входного вектора)")
+        check_int(d_out, "d_out", "Linear", meaning=" (длина выходного вектора)")
         bound = 1 / np.sqrt(d_in)
         self.d_in, self.d_out = d_in, d_out
         self.weight = parameter(generator().uniform(-bound, bound, size=(d_in, d_out)))
@@ -42,6 +44,8 @@ class Embedding(Module):
     """
 
     def __init__(self, num_embeddings, dim):
+        check_int(num_embeddings, "num_embeddings", "Embedding", meaning=" (сколько строк в таблице: размер словаря)")
+        check_int(dim, "dim", "Embedding", meaning=" (длина вектора)")
         self.num_embeddings, self.dim = num_embeddings, dim
         self.weight = parameter(generator().normal(size=(num_embeddings, dim)))
 
