@@ -12,7 +12,6 @@ import numbers
 import numpy as np
 
 from course_lib._checks import broadcast_error, check_axis, matmul_error
-
 from course_lib.autograd._matmul import batched_matmul, vector_matmul_grads
 from course_lib.autograd.reductions import Reductions
 from course_lib.autograd.shape_ops import ShapeOps
@@ -236,8 +235,7 @@ def concatenate(tensors, axis=0):
         raise ValueError("concatenate: нужен хотя бы один тензор, а пришёл пустой список")
     first = tensors[0]
     axis = check_axis(axis, first.ndim, "concatenate", first.shape) if first.ndim else axis
-    rest = [t.shape[:axis] + t.shape[axis + 1:] for t in tensors]
-    if any(t.ndim != first.ndim for t in tensors) or len(set(rest)) > 1:
+    if len({(t.ndim, t.shape[:axis] + t.shape[axis + 1:]) for t in tensors}) > 1:
         raise ValueError(f"concatenate по оси {axis}: все оси, кроме неё, должны совпадать, "
                          f"а пришли формы {[t.shape for t in tensors]}")
     out = first._child(np.concatenate([t.data for t in tensors], axis=axis), *tensors[1:])
