@@ -1,0 +1,141 @@
+"""Урок 07: цикл обучения и «какая голова что делает» — неверные ответы (с куском подсказки) и верные (None)."""
+
+import numpy as np
+
+from course_lib.exercises.training import check_relation_scores, check_training_loop
+
+
+def loop(order, returns="items"):
+    """Цикл обучения, собранный из шагов `order` (строка из z, f, b, s) — для неверных вариантов."""
+
+    def train_loop(model, optimizer, loss_fn, steps):
+        losses, loss = [], None
+        for _ in range(steps):
+            for action in order:
+                if action == "z":
+                    optimizer.zero_grad()
+                elif action == "f":
+                    loss = loss_fn(model)
+                elif action == "b":
+                    loss.backward()
+                elif action == "s":
+                    optimizer.step()
+            losses.append(loss.item() if returns == "items" else loss)
+        return losses
+
+    return train_loop
+
+
+def right_loop(model, optimizer, loss_fn, steps):
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = loss_fn(model)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def model_zero_grad_loop(model, optimizer, loss_fn, steps):
+    """zero_grad у модели, в конце шага — тоже верно."""
+    losses = []
+    for _ in range(steps):
+        loss = loss_fn(model)
+        loss.backward()
+        optimizer.step()
+        model.zero_grad()
+        losses.append(loss.item())
+    return losses
+
+
+def while_loop(model, optimizer, loss_fn, steps):
+    losses = []
+    while len(losses) < steps:
+        optimizer.zero_grad()
+        loss = loss_fn(model)
+        loss.backward()
+        optimizer.step()
+        losses.append(float(loss.data))
+    return np.array(losses)
+
+
+def forward_once(model, optimizer, loss_fn, steps):
+    loss = loss_fn(model)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def one_step_short(model, optimizer, loss_fn, steps):
+    return right_loop(model, optimizer, loss_fn, steps - 1)
+
+
+def right_scores(weights):
+    t = np.arange(2, weights.shape[-1])
+    return weights[:, t, t - 1].mean(axis=-1), weights[:, t, 0].mean(axis=-1)
+
+
+def scores_loop(weights):
+    h, T, _ = weights.shape
+    previous, first = np.zeros(h), np.zeros(h)
+    for head in range(h):
+        previous[head] = np.mean([weights[head, t, t - 1] for t in range(2, T)])
+        first[head] = np.mean([weights[head, t, 0] for t in range(2, T)])
+    return previous, first
+
+
+def prefix(start):
+    def scores(weights):
+        t = np.arange(start, weights.shape[-1])
+        return weights[:, t, t - 1].mean(axis=-1), weights[:, t, 0].mean(axis=-1)
+    return scores
+
+
+CASES = [
+    # ---- цикл обучения: неверные
+    (check_training_loop, loop("fbs"), "копятся", "no-zero-grad"),
+    (check_training_loop, loop("zfs"), "backward() ни разу", "no-backward"),
+    (check_training_loop, loop("zfb"), "step() ни разу", "no-step"),
+    (check_training_loop, loop("fbzs"), "между backward() и step()", "zero-grad-before-step"),
+    (check_training_loop, loop("zfbss"), "один шаг — один step()", "two-steps"),
+    (check_training_loop, forward_once, "внутри цикла", "forward-once"),
+    (check_training_loop, one_step_short, "вызвана 39 раз", "steps-1"),
+    (check_training_loop, loop("zfbs", returns="tensors"), "loss.item()", "tensors"),
+    (check_training_loop, lambda model, optimizer, loss_fn, steps: right_loop(model, optimizer, loss_fn, steps)[:-1],
+     "чисел", "list-short"),
+    (check_training_loop, lambda model, optimizer, loss_fn, steps:
+     [0.0] * steps if right_loop(model, optimizer, loss_fn, steps) else None, "не те числа", "zeros"),
+    (check_training_loop, lambda model, optimizer, loss_fn, steps: None, "return", "no-return"),
+    (check_training_loop, lambda model, optimizer, loss_fn, steps: 1 / 0, "ZeroDivisionError", "crash"),
+    (check_training_loop, lambda model, optimizer, loss_fn, steps: [], "ни разу не вызвана", "nothing"),
+    # ---- цикл обучения: верные
+    (check_training_loop, right_loop, None, "zero-forward-backward-step"),
+    (check_training_loop, model_zero_grad_loop, None, "model-zero-grad-at-end"),
+    (check_training_loop, loop("zfbs"), None, "assembled"),
+    (check_training_loop, while_loop, None, "while-float-array"),
+
+    # ---- роли голов: неверные
+    (check_relation_scores, prefix(1), "с t = 1", "from-t1"),
+    (check_relation_scores, prefix(0), "с t = 0", "from-t0"),
+    (check_relation_scores, lambda w: right_scores(w)[::-1], "перепутаны местами", "swapped"),
+    (check_relation_scores, lambda w: (right_scores(w)[0].mean(), right_scores(w)[1].mean()),
+     "по числу на каждую голову", "over-heads"),
+    (check_relation_scores, lambda w: (w[:, np.arange(1, 5), np.arange(2, 6)].mean(-1), w[:, 0, np.arange(2, 6)].mean(-1)),
+     "строка и столбец", "row-column"),
+    (check_relation_scores, lambda w: (w[:, np.arange(2, 5), np.arange(3, 6)].mean(-1), right_scores(w)[1]),
+     "следующая позиция", "next"),
+    (check_relation_scores, lambda w: (w[:, np.arange(2, 6), np.arange(1, 5)].mean(-1), w[:, np.arange(2, 6), 0].mean(-1)),
+     "T и h берите из weights.shape", "T-fixed"),
+    (check_relation_scores, lambda w: right_scores(w)[0], "пару", "one-value"),
+    (check_relation_scores, lambda w: (right_scores(w)[0] * 2, right_scores(w)[1]), "previous неверный", "doubled"),
+    # ---- роли голов: верные
+    (check_relation_scores, right_scores, None, "fancy-indexing"),
+    (check_relation_scores, scores_loop, None, "loops"),
+    (check_relation_scores, lambda w: (np.diagonal(w, offset=-1, axis1=1, axis2=2)[:, 1:].mean(-1),
+                                       w[:, 2:, 0].mean(-1)), None, "diagonal"),
+]
