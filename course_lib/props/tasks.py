@@ -60,8 +60,15 @@ def normalize(token):
 BANK_VOCAB = Vocabulary([BANK, *(w for cues in CUE_WORDS.values() for w in cues), *FILLER_WORDS])
 
 
+class _Examples:
+    """Набор примеров задачи: его длина — число последовательностей в ids (N, T)."""
+
+    def __len__(self):
+        return len(self.ids)
+
+
 @dataclass
-class BankData:
+class BankData(_Examples):
     """N предложений по T слов. ids (N, T); bank, cue, labels — (N,): где «банк», где решающее слово
     (−1, если его нет), номер смысла в SENSES (или UNCLEAR)."""
     ids: np.ndarray
@@ -69,9 +76,6 @@ class BankData:
     cue: np.ndarray
     labels: np.ndarray
     sentences: list
-
-    def __len__(self):
-        return len(self.labels)
 
 
 def bank_sentences(n, T=6, seed=0, unclear=0.25):
@@ -102,15 +106,12 @@ def bank_sentences(n, T=6, seed=0, unclear=0.25):
 
 
 @dataclass
-class RelationsData:
+class RelationsData(_Examples):
     """N последовательностей по T букв из K. ids (N, T); first, previous — (N, T − 1): ответы позиций 1…T−1."""
     ids: np.ndarray
     first: np.ndarray
     previous: np.ndarray
     K: int
-
-    def __len__(self):
-        return len(self.ids)
 
 
 def two_relations(n, T=8, K=5, seed=0):
