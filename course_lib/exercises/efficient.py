@@ -3,7 +3,8 @@
 import numpy as np
 
 from course_lib.efficient import online_softmax_step
-from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_finite, expect_shape
+from course_lib.exercises._checker import (Crashed, Wrong, call, checker, expect_close, expect_finite, expect_shape,
+                                           recognize)
 from course_lib.functional import scaled_dot_product_attention, softmax
 
 
@@ -25,65 +26,116 @@ def _state_example():
     return state, block, values
 
 
+def _m_hint(m_out, m, scores, right_m):
+    if m_out.shape != m.shape:
+        raise Wrong(f"m: ожидалась форма {m.shape} — по числу на запрос, а получилась {m_out.shape}. "
+                    "Максимум блока берите по строке с keepdims=True: scores.max(axis=-1, keepdims=True)")
+    recognize(m_out, right_m, [
+        (lambda: scores.max(axis=-1, keepdims=True), "m_new — это максимум блока, а нужен максимум из старого m "
+                                                     "и блока: np.maximum(m, scores.max(...))"),
+        (lambda: np.maximum(m, scores.max()), "m_new взят по всем запросам сразу, а у каждого запроса свой максимум: "
+                                              "scores.max(axis=-1, keepdims=True)"),
+    ])
+    if not np.allclose(m_out, right_m):
+        raise Wrong(f"m_new неверный: ожидался {right_m.ravel()}, а получился {m_out.ravel()}")
+
+
+def _blocks(candidate, scores, values, block_size):
+    """Прогнать шаг ученика по блокам ключей от пустого состояния; вернуть acc / l."""
+    T_q, d_v = scores.shape[0], values.shape[1]
+    state = (np.full((T_q, 1), -np.inf), np.zeros((T_q, 1)), np.zeros((T_q, d_v)))
+    for start in range(0, scores.shape[1], block_size):
+        block = slice(start, start + block_size)
+        state = _three(call(candidate, *state, scores[:, block].copy(), values[block].copy()), ["m", "l", "acc"])
+        expect_shape(state[2], (T_q, d_v), f"acc после блока {start // block_size + 1}")
+    return state[2] / state[1]
+
+
 @checker
 def check_online_softmax_step(candidate):
     """candidate(m, l, acc, scores, values) -> (m_new, l_new, acc_new): учесть ещё один блок ключей."""
     (m, l, acc), scores, values = _state_example()
     right_m, right_l, right_acc = online_softmax_step(m, l, acc, scores, values)
-    m_out, l_out, acc_out = _three(call(candidate, m.copy(), l.copy(), acc.copy(), scores, values), ["m", "l", "acc"])
-    expect_shape(m_out, m.shape, "m")
+    try:
+        out = call(candidate, m.copy(), l.copy(), acc.copy(), scores.copy(), values.copy())
+    except Crashed as crash:
+        if crash.kind != "broadcast":
+            raise
+        raise Wrong(f"{crash}. Формы: m и l — (T_q, 1) = {m.shape}, по числу на запрос; acc — (T_q, d_v) = "
+                    f"{acc.shape}; scores — (T_q, B) = {scores.shape}. Максимум и сумму блока берите с "
+                    "keepdims=True") from None
+    m_out, l_out, acc_out = _three(out, ["m", "l", "acc"])
+    _m_hint(m_out, m, scores, right_m)
     expect_shape(l_out, l.shape, "l")
     expect_shape(acc_out, acc.shape, "acc")
-
-    if not np.allclose(m_out, right_m):
-        if np.allclose(m_out, scores.max(axis=-1, keepdims=True)):
-            raise Wrong("m_new — это максимум блока, а нужен максимум из старого m и блока: np.maximum(m, scores.max(...))")
-        raise Wrong(f"m_new неверный: ожидался {right_m.ravel()}, а получился {m_out.ravel()}")
     exp_scores = np.exp(scores - right_m)
-    if np.allclose(l_out, l + exp_scores.sum(axis=-1, keepdims=True)):
-        raise Wrong("забыли поправку: старое l считалось от старого максимума — умножьте его на exp(m_old − m_new)")
-    if np.allclose(l_out, l * np.exp(right_m - m) + exp_scores.sum(axis=-1, keepdims=True)):
-        raise Wrong("поправка перевёрнута: нужна exp(m_old − m_new), она ≤ 1, а у вас exp(m_new − m_old)")
-    if np.allclose(l_out, l * np.exp(m - right_m) + np.exp(scores).sum(axis=-1, keepdims=True)):
-        raise Wrong("exp(scores) блока тоже считайте от нового максимума: exp(scores − m_new)")
+    block_sum = exp_scores.sum(axis=-1, keepdims=True)
+    recognize(l_out, right_l, [
+        (lambda: l + block_sum, "забыли поправку: старое l считалось от старого максимума — умножьте его "
+                                "на exp(m_old − m_new)"),
+        (lambda: l * np.exp(right_m - m) + block_sum, "поправка перевёрнута: нужна exp(m_old − m_new), она ≤ 1, "
+                                                      "а у вас exp(m_new − m_old)"),
+        (lambda: l * np.exp(m - right_m) + np.exp(scores).sum(axis=-1, keepdims=True),
+         "exp(scores) блока тоже считайте от нового максимума: exp(scores − m_new)"),
+    ], "l: ")
     expect_close(l_out, right_l, "l_new неверный: l · exp(m_old − m_new) + Σ exp(scores − m_new) по блоку")
-    if np.allclose(acc_out, acc + exp_scores @ values):
-        raise Wrong("l вы поправили, а acc — нет: acc тоже умножьте на exp(m_old − m_new)")
+    recognize(acc_out, right_acc, [
+        (lambda: acc + exp_scores @ values, "l вы поправили, а acc — нет: acc тоже умножьте на exp(m_old − m_new)"),
+        (lambda: right_acc / right_l, "acc — это ненормированная сумма exp · v: делить на l нужно один раз, "
+                                      "в самом конце (context = acc / l), а не на каждом шаге"),
+    ], "acc: ")
     expect_close(acc_out, right_acc, "acc_new неверный: acc · exp(m_old − m_new) + exp(scores − m_new) @ values")
 
     rng = np.random.default_rng(80)
-    scores, values = rng.normal(scale=300, size=(4, 10)), rng.normal(size=(10, 3))   # огромные оценки
-    state = (np.full((4, 1), -np.inf), np.zeros((4, 1)), np.zeros((4, 3)))
-    with np.errstate(all="ignore"):
-        for start in range(0, 10, 4):                                   # блоки 4 + 4 + 2
-            state = _three(call(candidate, *state, scores[:, start:start + 4], values[start:start + 4]), ["m", "l", "acc"])
-        context = state[2] / state[1]
-    expect_finite(context, "на оценках порядка ±300 exp переполнился: вычитайте новый максимум, exp(scores − m_new)")
-    expect_close(context, softmax(scores) @ values, "после всех блоков acc / l не совпал с softmax(scores) @ values")
-    return "три блока по очереди дали ровно softmax(scores) @ values — без матрицы всех весов"
+    for scores, values, block_size, where in [
+            (rng.normal(scale=300, size=(4, 10)), rng.normal(size=(10, 3)), 4, "на оценках порядка ±300 блоками 4 + 4 + 2"),
+            (rng.normal(size=(1, 5)), rng.normal(size=(5, 2)), 1, "для одного запроса блоками по одному ключу")]:
+        context = _blocks(candidate, scores, values, block_size)
+        expect_finite(context, f"{where}: exp переполнился — вычитайте новый максимум, exp(scores − m_new)")
+        expect_close(context, softmax(scores) @ values, f"{where}: после всех блоков acc / l не совпал "
+                                                        "с softmax(scores) @ values")
+    return "блок за блоком вышло ровно softmax(scores) @ values — без матрицы всех весов"
 
 
 # ---- KV-кэш -------------------------------------------------------------------------------
 
-def _kv_example(t, lead=()):
+def _kv_example(t, lead=(), dtype=float):
     rng = np.random.default_rng(t + 7)
     k_cache, v_cache = rng.normal(size=lead + (t, 3)), rng.normal(size=lead + (t, 2))
     q_new, k_new, v_new = rng.normal(size=lead + (1, 3)), rng.normal(size=lead + (1, 3)), rng.normal(size=lead + (1, 2))
-    return k_cache, v_cache, q_new, k_new, v_new
+    return tuple(a.astype(dtype) for a in (k_cache, v_cache, q_new, k_new, v_new))
+
+
+def _context_mistakes(q_new, keys, values, k_cache, v_cache, t):
+    def sdpa(q, k, v):
+        return scaled_dot_product_attention(q, k, v)[0]
+    blind = [(lambda: sdpa(q_new, k_cache, v_cache),
+              "новый токен не видит сам себя: сначала допишите k_new и v_new в кэш, потом считайте внимание")]
+    return (blind if t else []) + [
+        (lambda: sdpa(q_new * np.sqrt(3), keys, values), "оценки не поделены на √d_k: q_new @ k_cacheᵀ / √d_k"),
+        (lambda: sdpa(q_new / np.sqrt(3), keys, values), "оценки поделены на d_k, а нужно на √d_k"),
+        (lambda: values[..., -1:, :], "новый токен смотрит только на себя: context — смесь значений всего кэша, "
+                                      "а не одно v_new"),
+        (lambda: values.sum(axis=-2, keepdims=True), "softmax взят по оси запросов (она длины 1), и все веса стали 1: "
+                                                     "нормируйте по оси ключей, axis=-1"),
+    ]
 
 
 @checker
 def check_kv_step(candidate):
     """candidate(k_cache, v_cache, q_new, k_new, v_new) -> (context, k_cache, v_cache) после нового токена."""
-    for t, lead in ((4, ()), (0, ()), (5, (2, 3))):
-        k_cache, v_cache, q_new, k_new, v_new = _kv_example(t, lead)
-        where = "с пустым кэшем (первый токен)" if t == 0 else f"с осями {lead} + (T, d)" if lead else f"с кэшем из {t} токенов"
+    for t, lead, dtype in ((4, (), float), (0, (), float), (5, (2, 3), float), (6, (), np.float32)):
+        k_cache, v_cache, q_new, k_new, v_new = _kv_example(t, lead, dtype)
+        where = ("с пустым кэшем (первый токен)" if t == 0 else f"с осями {lead} + (T, d)" if lead
+                 else f"с кэшем из {t} токенов" + (" во float32" if dtype == np.float32 else ""))
         try:
-            out = call(candidate, k_cache, v_cache, q_new, k_new, v_new)
-        except Wrong as wrong:
-            raise Wrong(f"{where}: {wrong}. Новый токен — новая строка кэша: дописывайте по оси времени, axis=-2") from None
+            out = call(candidate, k_cache.copy(), v_cache.copy(), q_new, k_new, v_new)
+        except Crashed as crash:
+            raise Wrong(f"{where}: {crash}. Новый токен — новая строка кэша: дописывайте по оси времени, "
+                        "axis=-2") from None
         context, k_out, v_out = _three(out, ["context", "k_cache", "v_cache"])
-        keys, values = np.concatenate([k_cache, k_new], axis=-2), np.concatenate([v_cache, v_new], axis=-2)
+        keys, values = (np.concatenate([k_cache, k_new], axis=-2).astype(float),
+                        np.concatenate([v_cache, v_new], axis=-2).astype(float))
         if k_out.shape != keys.shape:
             raise Wrong(f"{where}: кэш ключей должен стать формы {keys.shape}, а стал {k_out.shape}. "
                         "Новый токен — новая строка: np.concatenate([k_cache, k_new], axis=-2)")
@@ -93,13 +145,10 @@ def check_kv_step(candidate):
         expect_close(k_out, keys, f"{where}: в кэше ключей не то — старые строки на месте, новая k_new в конце")
         expect_close(v_out, values, f"{where}: в кэше значений не то — старые строки на месте, новая v_new в конце")
 
-        right = scaled_dot_product_attention(q_new, keys, values)[0]
+        right = scaled_dot_product_attention(q_new.astype(float), keys, values)[0]
         expect_shape(context, right.shape, f"{where}: context")
-        if np.allclose(context, right):
-            continue
-        if t and np.allclose(context, scaled_dot_product_attention(q_new, k_cache, v_cache)[0]):
-            raise Wrong("новый токен не видит сам себя: сначала допишите k_new и v_new в кэш, потом считайте внимание")
-        if np.allclose(context, scaled_dot_product_attention(q_new * np.sqrt(3), keys, values)[0]):
-            raise Wrong("оценки не поделены на √d_k: q_new @ k_cacheᵀ / √d_k")
-        raise Wrong(f"{where}: context неверный — softmax(q_new Kᵀ / √d_k) V по всему кэшу, вместе с новым токеном")
+        recognize(context, right, _context_mistakes(q_new.astype(float), keys, values, k_cache.astype(float),
+                                                    v_cache.astype(float), t), f"{where}: ")
+        expect_close(context, right, f"{where}: context неверный — softmax(q_new Kᵀ / √d_k) V по всему кэшу, "
+                                     "вместе с новым токеном", atol=1e-6)
     return "кэш растёт на одну строку, и новый токен смотрит на всё прошлое и на себя"
