@@ -94,7 +94,7 @@ def check_online_softmax_step(candidate):
         expect_finite(context, f"{where}: exp переполнился — вычитайте новый максимум, exp(scores − m_new)")
         expect_close(context, softmax(scores) @ values, f"{where}: после всех блоков acc / l не совпал "
                                                         "с softmax(scores) @ values")
-    return "блок за блоком вышло ровно softmax(scores) @ values — без матрицы всех весов"
+    return "три блока по очереди дали ровно softmax(scores) @ values — без матрицы всех весов"
 
 
 # ---- KV-кэш -------------------------------------------------------------------------------

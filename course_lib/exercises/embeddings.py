@@ -51,7 +51,7 @@ def check_cosine(candidate):
         right = _cosine(x.astype(float), y.astype(float))
         recognize(out, right, _cosine_mistakes(x.astype(float), y.astype(float)), f"{where}: ")
         expect_close(out, right, f"{where}: косинус неверный — cos = a·b / (‖a‖·‖b‖)", atol=1e-6)
-    return "косинус верный: 1 — одно направление, 0 — перпендикулярны, −1 — противоположны, длина не важна"
+    return "косинус верный: 1 — одно направление, 0 — перпендикулярны, −1 — противоположны"
 
 
 def _one_hot_crash(crash, T, V, dim):

@@ -76,4 +76,4 @@ def check_attend_one(candidate):
         expect_finite(out, f"{where}: проверьте деление и exp — вычтите из оценок максимум или возьмите nt.softmax")
         expect_close(out, right, f"{where}: смесь неверная — оценки = K @ q / √d_k, веса = softmax(оценки), "
                                  "выход = веса @ V", atol=1e-6)
-    return "внимание для одного запроса работает: оценки → softmax → смесь значений, даже для одного ключа и float32"
+    return "внимание для одного запроса работает: оценки → softmax → смесь значений"

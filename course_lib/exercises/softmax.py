@@ -95,4 +95,4 @@ def check_softmax(candidate):
                         "(axis=-1, keepdims=True)")
         expect_finite(out, f"{where}: вычтите из оценок максимум строки — softmax от этого не меняется")
         expect_close(out, right, f"{where}: веса неверные — softmax = exp(x) / сумма exp(x) по строке", atol=1e-7)
-    return "softmax работает: веса положительны, в сумме 1 и не боятся больших чисел — даже в строках разного масштаба"
+    return "softmax работает: веса положительны, в сумме 1 и не боятся больших чисел"
