@@ -70,6 +70,12 @@ def heatmap(weights, xlabels=None, ylabels=None, title=None, ax=None, mask=None,
     return fig
 
 
+def head_grid(h, ncols=4):
+    """Сетка панелей для h голов: (строк, столбцов), не больше ncols в ряд — одна на весь курс."""
+    cols = min(h, ncols)
+    return -(-h // cols), cols
+
+
 def heads(weights, tokens, title=None, axes=None, mask=None, ncols=4, cax=None):
     """Веса всех голов (h, T, T) — по панели на голову, одна шкала 0…1 и один цветовой столбик.
 
@@ -83,9 +89,8 @@ def heads(weights, tokens, title=None, axes=None, mask=None, ncols=4, cax=None):
         raise ValueError(f"heads ждёт веса формы (h, T, T) или (1, h, T, T), а пришла форма {weights.shape}")
     h, T_q, T_k = weights.shape
     _check_labels(tokens, T_k, "tokens")
+    rows, cols = head_grid(h, ncols)
     if axes is None:
-        cols = min(h, ncols)
-        rows = -(-h // cols)
         fig, grid = plt.subplots(rows, cols, figsize=(0.5 + 2.6 * cols, 0.6 + 2.6 * rows),
                                  layout="constrained", squeeze=False)
         axes = list(grid.flat)
@@ -94,7 +99,6 @@ def heads(weights, tokens, title=None, axes=None, mask=None, ncols=4, cax=None):
         fig = axes[0].figure
     if len(axes) < h:
         raise ValueError(f"heads: осей {len(axes)}, а голов {h} — нужно не меньше")
-    cols = min(h, ncols)
     for i, ax in enumerate(axes[:h]):
         heatmap(weights[i], tokens, tokens if i % cols == 0 else None, title=f"голова {i + 1}",
                 ax=ax, mask=mask, colorbar=False)

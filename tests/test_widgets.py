@@ -13,7 +13,8 @@ import course_lib as nt
 from course_lib import widgets as W
 from course_lib.widgets._live import LiveFigure, new_figure
 from course_lib.widgets.causal import CausalPainter
-from course_lib.widgets.explorer import MAX_T, ExplorerPainter, attention_weights, embed_words
+from course_lib.widgets.common import MAX_T, attention_weights, embed_words
+from course_lib.widgets.explorer import ExplorerPainter
 from course_lib.widgets.permutation import PermutationPainter
 from course_lib.widgets.scaling import ScalingPainter
 from course_lib.widgets.softmax import SoftmaxPainter, TemperaturePainter
@@ -96,7 +97,7 @@ def test_explorer_weights_match_multi_head_attention():
     mha = nt.MultiHeadAttention(d_model=12, num_heads=3, causal=True)
     X = np.random.default_rng(1).normal(size=(7, 12))
     mha(X[None])
-    weights, _, _ = attention_weights(mha, X, causal=True, scaled=True)
+    weights, _ = attention_weights(mha, X, causal=True, scaled=True)
     assert np.allclose(weights, mha.attn[0])
 
 

@@ -7,7 +7,8 @@ import pytest
 
 import course_lib as nt
 from course_lib.widgets._live import LiveFigure, new_figure
-from course_lib.widgets.heads import D_MODEL, MAX_HEADS, HeadsPainter, divisors, heads_explorer, heads_view
+from course_lib.widgets.common import divisors
+from course_lib.widgets.heads import D_MODEL, MAX_HEADS, HeadsPainter, heads_explorer, heads_view
 from widget_asserts import assert_shows
 
 
@@ -43,7 +44,7 @@ def test_same_matrices_for_every_h_only_the_cut_differs():
     """При одном зерне слой тот же: h = 1 видит те же Q и K, что h = 4, просто целиком."""
     one, four = heads_view(1), heads_view(4)
     assert not np.allclose(one.weights[0], four.weights[0])              # другой разрез — другие веса
-    from course_lib.widgets.explorer import random_model
+    from course_lib.widgets.common import random_model
     a, b = random_model(1, D_MODEL, 0), random_model(4, D_MODEL // 4, 0)
     for name in ("W_q", "W_k", "W_v", "W_o"):
         assert np.array_equal(getattr(a, name).weight.data, getattr(b, name).weight.data)
@@ -51,7 +52,7 @@ def test_same_matrices_for_every_h_only_the_cut_differs():
 
 def test_weights_match_multi_head_attention_heads():
     """Панели — это ровно mha.attn слоя с теми же весами."""
-    from course_lib.widgets.explorer import embed_words, random_model
+    from course_lib.widgets.common import embed_words, random_model
     from course_lib.widgets.heads import SENTENCE, WORD_SCALE
 
     view = heads_view(3, seed=5)

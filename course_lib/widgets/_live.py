@@ -1,13 +1,8 @@
 """Связка «ползунки → чистая функция → картинка», общая для всех виджетов курса.
 
 Логика виджета — чистая функция `view(**значения ползунков) -> вид` (что рисовать) и
-«художник» (painter), который умеет две вещи:
-
-- `build(fig, вид)` — нарисовать фигуру целиком для данной раскладки (токены, число голов);
-  меняющиеся артисты (картинки весов, столбики, подписи с числами) он кладёт в `painter.dynamic`;
-- `refresh(вид)` — поменять данные у этих артистов.
-
-Здесь только проводка. Пока раскладка та же (`painter.layout_key(вид)`), фон с осями и
+«художник» (painter). Их договор записан в base.py (`View`, `Painter`); здесь только проводка,
+и только здесь решается, когда строить фигуру и когда обновлять данные. Пока раскладка та же (`painter.layout_key(вид)`), фон с осями и
 подписями не перерисовывается: он сохранён, и поверх рисуются лишь меняющиеся артисты
 (приём blitting из matplotlib). Готовый кадр уходит JPEG-файлом в виджет Image (JPEG
 сжимается в несколько раз быстрее PNG, см. benchmarks/widgets.py): фигура не пересоздаётся
@@ -27,6 +22,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
+from course_lib.widgets.base import Painter, View
+
 DPI = 90
 
 
@@ -45,6 +42,8 @@ class LiveFigure:
     """
 
     def __init__(self, painter, fig, cache_size=8):
+        if not isinstance(painter, Painter):
+            raise TypeError(f"LiveFigure рисует художником — наследником widgets.base.Painter, а пришёл {type(painter).__name__}")
         self.painter, self.fig = painter, fig
         self._template = (painter, fig.get_size_inches().copy(), fig.get_layout_engine() is not None)
         self._cache = OrderedDict()      # раскладка -> (художник, фигура, фон)
@@ -54,7 +53,7 @@ class LiveFigure:
         self.frame = None
 
     def render(self, view):
-        """Рисует вид и возвращает кадр (H, W, 4) uint8."""
+        """Рисует вид и возвращает кадр (H, W, 4) uint8: новая раскладка — build, затем всегда refresh."""
         key = self._template[0].layout_key(view)
         if key in self._cache:
             self._cache.move_to_end(key)
@@ -138,10 +137,12 @@ class Explorer(widgets.VBox):
 
     def update(self):
         self.state = self.view(**self.values())
+        if not isinstance(self.state, View):
+            raise TypeError(f"функция вида должна вернуть наследника widgets.base.View, а вернула {type(self.state).__name__}")
         warning = self.state.message
         self.message.value = f"<span style='color:#a00'>⚠ {warning}</span>" if warning else ""
-        self.caption.value = self.painter.caption(self.state) if hasattr(self.painter, "caption") else ""
         self.image.value = self.live.picture(self.state)
+        self.caption.value = self.live.painter.caption(self.state)
         return self.state
 
     def _repr_mimebundle_(self, **kwargs):

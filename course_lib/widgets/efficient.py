@@ -12,10 +12,10 @@ import numpy as np
 
 from course_lib import vis
 from course_lib.efficient import online_softmax_step
-from course_lib.functional import softmax
-from course_lib.functional import allowed_cells, local_mask
+from course_lib.functional import allowed_cells, local_mask, softmax
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.causal import MaskedRowPainter
+from course_lib.widgets.base import Painter, View
+from course_lib.widgets.masked_row import MaskedRowPainter
 
 N_KEYS = 24
 CURRENT_COLOR, WAITING_COLOR = "#fde725", vis.HIDDEN_COLOR    # текущий блок — жёлтый из viridis, не прочитанные — серые
@@ -30,7 +30,7 @@ def demo_scores(seed=0):
 
 
 @dataclass
-class OnlineSoftmaxView:
+class OnlineSoftmaxView(View):
     scores: np.ndarray         # (N_KEYS,) оценки одного запроса
     block_size: int
     step: int                  # сколько блоков уже прочитано, 1…n_blocks
@@ -40,7 +40,6 @@ class OnlineSoftmaxView:
     corrections: np.ndarray    # (n_blocks,) поправка exp(m_old − m_new) на каждом блоке
     weights_so_far: np.ndarray  # (N_KEYS,) exp(s − m) / l по прочитанным ключам, 0 — по остальным
     weights: np.ndarray        # (N_KEYS,) настоящий softmax всей строки
-    message: str = ""
 
     @property
     def seen(self):
@@ -79,14 +78,14 @@ def online_softmax_view(block_size, step, seed=0):
     weights_so_far = np.zeros(N_KEYS)
     weights_so_far[:seen] = np.exp(scores[:seen] - m_now) / l_now
     return OnlineSoftmaxView(scores, block_size, step, n_blocks, np.array(m_history), np.array(l_history),
-                             np.array(corrections), weights_so_far, softmax(scores), "; ".join(notes))
+                             np.array(corrections), weights_so_far, softmax(scores), message="; ".join(notes))
 
 
-class OnlineSoftmaxPainter:
+class OnlineSoftmaxPainter(Painter):
     def layout_key(self, view):
         return view.block_size                               # границы блоков и число точек m, l
 
-    def build(self, fig, view):
+    def draw(self, fig, view):
         (scores_ax, weights_ax), (m_ax, l_ax) = fig.subplots(2, 2)
         keys = np.arange(N_KEYS)
         self.score_bars = list(scores_ax.bar(keys, view.scores, color=WAITING_COLOR))
@@ -119,7 +118,7 @@ class OnlineSoftmaxPainter:
         l_ax.set_ylabel("l = Σ exp(s_j − m)")
         m_ax.set_title("бегущий максимум m")
         self.titles = [scores_ax.set_title(" "), weights_ax.set_title(" "), l_ax.set_title(" ")]
-        self.dynamic = [*self.score_bars, self.m_line, *self.weight_bars, self.m_points, self.l_points, *self.titles]
+        return [*self.score_bars, self.m_line, *self.weight_bars, self.m_points, self.l_points, *self.titles]
 
     def refresh(self, view):
         start, seen = (view.step - 1) * view.block_size, view.seen
@@ -165,7 +164,7 @@ LINKS = {("it", "ball"): 4.0, ("shattered", "glass"): 4.0}   # связи, вп�
 
 
 @dataclass
-class LocalWindowView:
+class LocalWindowView(View):
     tokens: list
     window: int
     query: int
@@ -174,7 +173,6 @@ class LocalWindowView:
     allowed: int               # разрешённых клеток
     causal_allowed: int        # столько разрешает причинная маска: T(T + 1)/2
     lost: list                 # вписанные связи, которые окно отрезало: (запрос, ключ, расстояние)
-    message: str = ""
 
 
 def local_scores(tokens, seed=0):
@@ -201,7 +199,7 @@ def local_window_view(window, query=9, seed=0):
     lost = [(q, k, tokens.index(q) - tokens.index(k)) for (q, k) in LINKS
             if tokens.index(q) - tokens.index(k) >= window]
     return LocalWindowView(tokens, window, query, mask, weights, allowed_cells(T, window), T * (T + 1) // 2,
-                           lost, "; ".join(notes))
+                           lost, message="; ".join(notes))
 
 
 class LocalWindowPainter(MaskedRowPainter):

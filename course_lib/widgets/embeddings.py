@@ -13,6 +13,7 @@ import numpy as np
 from course_lib import vis
 from course_lib.props.embeddings import load_corpus, load_sections, tokenize, train_static_embeddings
 from course_lib.widgets._live import Explorer, new_figure
+from course_lib.widgets.base import Painter, View
 
 DEFAULT_WORDS = ["банк", "банка", "деньги", "река", "варенье", "кот", "коврик"]
 K = 8                       # сколько соседей показывать сначала
@@ -20,7 +21,7 @@ K_MAX = 15                  # больше столбиков на картин�
 
 
 @dataclass
-class NeighboursView:
+class NeighboursView(View):
     word: str
     neighbours: list          # [(слово, косинус)] — k ближайших, от близкого к далёкому
     topic: str                # тема выбранного предложения ("" — если предложение пришло без темы)
@@ -30,7 +31,6 @@ class NeighboursView:
     scale: float              # max |число| во всей таблице: одна шкала цвета для всех слов
     drift: float              # max |вектор здесь − строка таблицы|: для статических эмбеддингов всегда 0
     note: str                 # что увидеть (подпись к картинке)
-    message: str = ""
 
 
 def contexts_for(word, sections, per_topic=3):
@@ -66,7 +66,7 @@ def neighbours_view(emb, word, context, k=K, topic=""):
     note = f"вектор «{word}» здесь = строка таблицы (max |разница| = {drift:.3f}): предложение на него не влияет"
     scale = float(np.abs(emb.vectors).max())
     return NeighboursView(word, emb.nearest(word, k=k), topic, tokens, position, vector, scale, drift, note,
-                          " ".join(notes))
+                          message=" ".join(notes))
 
 
 def explorer_view(emb, sections, word, context, k=K):
@@ -90,7 +90,7 @@ def _sentence_with_mark(view, width=60):
     return "\n".join(lines + [text])
 
 
-class NeighboursPainter:
+class NeighboursPainter(Painter):
     """Сверху — косинусы k соседей, снизу — вектор слова полоской.
 
     Раскладка одна на весь виджет (K_MAX столбиков, общая шкала цвета), поэтому смена слова,
@@ -100,7 +100,7 @@ class NeighboursPainter:
     def layout_key(self, view):
         return len(view.vector), view.scale
 
-    def build(self, fig, view):
+    def draw(self, fig, view):
         bar_ax, vector_ax = fig.subplots(2, 1, height_ratios=[3, 1])
         self.bars = list(bar_ax.barh(range(K_MAX), np.zeros(K_MAX), color=vis.BAR_COLOR))
         self.labels = [bar_ax.text(0, i, "", va="center", fontsize=8) for i in range(K_MAX)]
@@ -116,7 +116,7 @@ class NeighboursPainter:
         vector_ax.set_yticks([])
         vector_ax.set_xlabel(f"номер координаты (dim = {len(view.vector)})")
         self.image, self.sentence = image, vector_ax.set_title(" \n \n ", fontsize=9)
-        self.dynamic = self.bars + self.labels + [self.title, self.image, self.sentence]
+        return self.bars + self.labels + [self.title, self.image, self.sentence]
 
     def refresh(self, view):
         shown = view.neighbours[:K_MAX]

@@ -5,25 +5,22 @@
 """
 
 import functools
-import zlib
 from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.patches import Rectangle
 
 from course_lib import vis
-from course_lib.functional import causal_mask, softmax
-from course_lib.nn import MultiHeadAttention
-from course_lib.rng import temporary_seed
-from course_lib.autograd.tensor import no_grad
+from course_lib.functional import entropy
 from course_lib.widgets._live import Explorer, new_figure
-
-MAX_T = 32
-DEFAULT_SENTENCE = "кот сел на тёплый коврик"
+from course_lib.widgets.base import Painter, View
+from course_lib.widgets.common import (DEFAULT_SENTENCE, MAX_T, attention_weights, embed_words, random_model,
+                                       tokens_from)
 
 
 @dataclass
-class AttentionView:
+class AttentionView(View):
     tokens: list             # T подписей
     weights: np.ndarray      # (h, T, T): строки в сумме 1
     mask: np.ndarray         # (T, T) bool, True = «можно смотреть» (без маски — все True)
@@ -31,43 +28,6 @@ class AttentionView:
     head: int                # голова, чью строку показывают столбики
     entropy: np.ndarray      # (h,) энтропия строки `query` в битах: 0 — смотрит в одну точку
     peak: np.ndarray         # (h,) наибольший вес в строке `query`
-    scores_std: float        # разброс оценок до softmax (по всем головам)
-    message: str = ""
-
-
-def tokens_from(sentence, T):
-    """Слова предложения -> первые T токенов и (если что-то не так) пояснение для ученика."""
-    words = str(sentence).split()
-    if not words:
-        return DEFAULT_SENTENCE.split()[:T], f"Предложение пустое — введите хотя бы одно слово. Пока показываю «{DEFAULT_SENTENCE}»."
-    if len(words) > MAX_T:
-        return words[:min(T, MAX_T)], f"В предложении {len(words)} слов, а T бывает не больше {MAX_T}: беру первые {min(T, MAX_T)}."
-    if T > len(words):
-        return words, f"В предложении {len(words)} слов — поэтому T = {len(words)}, а не {T}."
-    return words[:T], ""
-
-
-def embed_words(tokens, d_model, seed):
-    """Случайный, но постоянный вектор для каждого слова: одно слово — один вектор, где бы оно ни стояло."""
-    return np.stack([np.random.default_rng([seed, zlib.crc32(t.encode())]).normal(size=d_model) for t in tokens])
-
-
-@functools.lru_cache(maxsize=16)
-def random_model(heads, d_k, seed):
-    """MultiHeadAttention со случайными весами из зерна `seed` (зерно уроков не трогает)."""
-    with temporary_seed(seed):
-        return MultiHeadAttention(d_model=heads * d_k, num_heads=heads)
-
-
-def attention_weights(model, X, causal, scaled):
-    """Веса всех голов (h, T, T) для входа X (T, d_model); scaled=False — без деления на √d_k."""
-    with no_grad():
-        scores = model.scores(X[None], scale=1.0).data[0]  # (h, T, T): q·kᵀ без деления
-    if scaled:
-        scores = scores / np.sqrt(model.d_head)
-    T = X.shape[0]
-    mask = causal_mask(T) if causal else np.ones((T, T), dtype=bool)
-    return softmax(np.where(mask, scores, -np.inf)), mask, float(scores[:, mask].std())
 
 
 def attention_view(sentence=DEFAULT_SENTENCE, T=5, d_k=8, heads=2, causal=False, scaled=True,
@@ -90,24 +50,23 @@ def attention_view(sentence=DEFAULT_SENTENCE, T=5, d_k=8, heads=2, causal=False,
     if model.d_head == 1:
         notes.append("d_k = 1: запрос и ключ — по одному числу, оценка — их произведение, "
                      "поэтому голова смотрит на слово с самым большим (или самым маленьким) ключом.")
-    weights, mask, spread = attention_weights(model, X, causal, scaled)
+    weights, mask = attention_weights(model, X, causal, scaled)
     query = min(max(int(query), 0), len(tokens) - 1)
     head = min(max(int(head), 1), model.num_heads)
     chosen = weights[:, query]                                          # (h, T)
-    entropy = -(chosen * np.log2(np.where(chosen > 0, chosen, 1))).sum(axis=-1)
-    return AttentionView(tokens, weights, mask, query, head, entropy, chosen.max(axis=-1), spread, " ".join(notes))
+    return AttentionView(tokens, weights, mask, query, head, entropy(chosen), chosen.max(axis=-1),
+                         message=" ".join(notes))
 
 
-class ExplorerPainter:
+class ExplorerPainter(Painter):
     """Панель на голову + столбики строки выбранного запроса. Раскладка — (токены, число голов)."""
 
     def layout_key(self, view):
         return tuple(view.tokens), len(view.weights)
 
-    def build(self, fig, view):
+    def draw(self, fig, view):
         h, T = len(view.weights), len(view.tokens)
-        cols = min(h, 4)
-        rows = -(-h // cols)
+        rows, cols = vis.head_grid(h)
         size = 9 if T <= 10 else 7 if T <= 20 else 5.5
         # Раскладка считается здесь, в дюймах, а не движком matplotlib: при смене T или числа
         # голов фигура строится заново, и автоматическая раскладка удвоила бы это время.
@@ -137,7 +96,7 @@ class ExplorerPainter:
         self.frames = [ax.add_patch(_row_frame(T)) for ax in head_axes]
         self.bars = list(bar_ax.patches)
         self.bar_title = bar_ax.title
-        self.dynamic = self.images + self.frames + self.bars + [self.bar_title]
+        return self.images + self.frames + self.bars + [self.bar_title]
 
     def refresh(self, view):
         hidden = ~view.mask
@@ -147,7 +106,6 @@ class ExplorerPainter:
         for bar, weight in zip(self.bars, view.weights[view.head - 1, view.query]):
             bar.set_height(weight)
         self.bar_title.set_text(f"куда смотрит «{view.tokens[view.query]}» (голова {view.head})")
-
 
     def caption(self, view):
         """Числа по головам для строки выбранного запроса — HTML-таблицей под ползунками."""
@@ -164,8 +122,6 @@ def _longest_T(sentence):
 
 
 def _row_frame(T):
-    from matplotlib.patches import Rectangle
-
     return Rectangle((-0.5, -0.5), T, 1, fill=False, edgecolor="#e8384f", linewidth=1.6)
 
 

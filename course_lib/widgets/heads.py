@@ -11,7 +11,8 @@ import numpy as np
 
 from course_lib import vis
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.explorer import MAX_T, attention_weights, embed_words, random_model, tokens_from
+from course_lib.widgets.base import Painter, View
+from course_lib.widgets.common import MAX_T, attention_weights, divisors, embed_words, random_model, tokens_from
 
 D_MODEL = 24
 MAX_HEADS = 8
@@ -23,7 +24,7 @@ WORD_SCALE = 3.0
 
 
 @dataclass
-class HeadsView:
+class HeadsView(View):
     tokens: list
     d_model: int
     requested: int           # сколько голов просили ползунком
@@ -31,12 +32,6 @@ class HeadsView:
     d_head: int              # d_model // heads
     weights: np.ndarray      # (heads, T, T): строки в сумме 1
     params: int              # параметров у слоя — 4·d_model² + 4·d_model при любом числе голов
-    message: str = ""
-
-
-def divisors(n):
-    """Делители n по возрастанию: только столько голов и можно взять при d_model = n."""
-    return [h for h in range(1, n + 1) if n % h == 0]
 
 
 def heads_view(heads, seed=0, sentence=SENTENCE, d_model=D_MODEL):
@@ -57,20 +52,19 @@ def heads_view(heads, seed=0, sentence=SENTENCE, d_model=D_MODEL):
                      f"целых измерений. Показываю h = {h}; подходят h из {divisors(d_model)}.")
     model = random_model(h, d_model // h, int(seed))       # d_model = h · d_head: та же ширина, другой разрез
     X = WORD_SCALE * embed_words(tokens, d_model, int(seed))   # (T, d_model)
-    weights, _, _ = attention_weights(model, X, causal=False, scaled=True)
-    return HeadsView(tokens, d_model, requested, h, d_model // h, weights, model.num_params(), " ".join(notes))
+    weights, _ = attention_weights(model, X, causal=False, scaled=True)
+    return HeadsView(tokens, d_model, requested, h, d_model // h, weights, model.num_params(), message=" ".join(notes))
 
 
-class HeadsPainter:
+class HeadsPainter(Painter):
     """Панель на голову с подписью «какие столбцы Q и K её»; сверху — d_model, h, d_head и параметры."""
 
     def layout_key(self, view):
         return tuple(view.tokens), view.heads
 
-    def build(self, fig, view):
+    def draw(self, fig, view):
         h, T = view.heads, len(view.tokens)
-        cols = min(h, 4)
-        rows = -(-h // cols)
+        rows, cols = vis.head_grid(h)
         fig.set_size_inches(max(6.0, 2.6 * cols + 1.2), 2.8 * rows + 0.9)
         axes = fig.subplots(rows, cols, squeeze=False).ravel()
         vis.heads(view.weights, view.tokens, axes=axes, ncols=cols)
@@ -82,7 +76,7 @@ class HeadsPainter:
                          fontsize=9)
         self.images = [ax.images[0] for ax in axes[:h]]
         self.headline = fig.suptitle(" ")
-        self.dynamic = self.images + [self.headline]
+        return self.images + [self.headline]
 
     def refresh(self, view):
         for image, weights in zip(self.images, view.weights):

@@ -8,19 +8,19 @@ import numpy as np
 from course_lib import vis
 from course_lib.nn.positional import sinusoidal_encoding
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.explorer import MAX_T, attention_weights, embed_words, random_model, tokens_from
+from course_lib.widgets.base import Painter, View
+from course_lib.widgets.common import MAX_T, attention_weights, embed_words, random_model, tokens_from
 
 D_K, HEADS = 8, 1
 
 
 @dataclass
-class PermutationView:
+class PermutationView(View):
     tokens: list
     order: np.ndarray           # (T,) перестановка: на место i встаёт токен order[i]
     weights: np.ndarray         # (T, T) веса исходного предложения
     permuted: np.ndarray        # (T, T) веса переставленного предложения
     moved_together: bool        # permuted == weights[order][:, order]
-    message: str = ""
 
 
 def permutation_view(sentence, shuffle, positional, seed=0):
@@ -35,21 +35,21 @@ def permutation_view(sentence, shuffle, positional, seed=0):
     weights = attention_weights(model, X + position, causal=False, scaled=True)[0][0]
     permuted = attention_weights(model, X[order] + position, causal=False, scaled=True)[0][0]
     moved = bool(np.allclose(permuted, weights[order][:, order]))
-    return PermutationView(tokens, order, weights, permuted, moved, message)
+    return PermutationView(tokens, order, weights, permuted, moved, message=message)
 
 
-class PermutationPainter:
+class PermutationPainter(Painter):
     def layout_key(self, view):
         return tuple(view.tokens), tuple(view.order)
 
-    def build(self, fig, view):
+    def draw(self, fig, view):
         left, right = fig.subplots(1, 2)
         shuffled = [view.tokens[i] for i in view.order]
         vis.heatmap(view.weights, view.tokens, view.tokens, title="исходный порядок", ax=left, colorbar=False)
         vis.heatmap(view.permuted, shuffled, shuffled, title="после перестановки", ax=right)
         self.images = [left.images[0], right.images[0]]
         self.verdict = fig.suptitle(" ")
-        self.dynamic = self.images + [self.verdict]
+        return self.images + [self.verdict]
 
     def refresh(self, view):
         self.images[0].set_data(view.weights)

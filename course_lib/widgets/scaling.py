@@ -6,8 +6,9 @@ import ipywidgets as widgets
 import numpy as np
 
 from course_lib import vis
-from course_lib.functional import softmax
+from course_lib.functional import entropy, softmax
 from course_lib.widgets._live import Explorer, new_figure
+from course_lib.widgets.base import Painter, View
 
 N_KEYS = 8          # ключей у одного запроса на столбиках справа
 N_SAMPLES = 4000    # пар (q, k) для гистограммы разброса оценок
@@ -15,14 +16,13 @@ BINS = np.linspace(-40, 40, 81)
 
 
 @dataclass
-class ScalingView:
+class ScalingView(View):
     d_k: int
     scaled: bool
     sample_scores: np.ndarray   # (N_SAMPLES,) оценки q·k (или q·k/√d_k) для случайных q и k
     weights: np.ndarray         # (N_KEYS,) веса одного запроса по N_KEYS ключам
     spread: float               # стандартное отклонение оценок
     entropy: float              # энтропия весов в битах; максимум log2(N_KEYS) = 3
-    message: str = ""
 
 
 def scaling_view(d_k, scaled, seed=0):
@@ -36,15 +36,11 @@ def scaling_view(d_k, scaled, seed=0):
     divisor = np.sqrt(d_k) if scaled else 1.0
     sample = (q * k).sum(axis=1) / divisor                       # (N_SAMPLES,)
     weights = softmax((k[:N_KEYS] @ q[0]) / divisor)             # один запрос, N_KEYS ключей
-    entropy = float(-(weights * np.log2(np.where(weights > 0, weights, 1))).sum())
-    return ScalingView(d_k, bool(scaled), sample, weights, float(sample.std()), entropy, message)
+    return ScalingView(d_k, bool(scaled), sample, weights, float(sample.std()), float(entropy(weights)), message=message)
 
 
-class ScalingPainter:
-    def layout_key(self, view):
-        return ()
-
-    def build(self, fig, view):
+class ScalingPainter(Painter):
+    def draw(self, fig, view):
         hist_ax, weight_ax = fig.subplots(1, 2)
         counts, _ = np.histogram(view.sample_scores, BINS)
         self.hist = list(hist_ax.bar(BINS[:-1], counts, width=np.diff(BINS), align="edge", color=vis.BAR_COLOR))
@@ -56,7 +52,7 @@ class ScalingPainter:
         weight_ax.set_ylim(0, 1)
         weight_ax.set_ylabel("вес")
         self.hist_title, self.weight_title = hist_ax.set_title(" \n "), weight_ax.set_title(" \n ")
-        self.dynamic = self.hist + self.bars + [self.hist_title, self.weight_title]
+        return self.hist + self.bars + [self.hist_title, self.weight_title]
 
     def refresh(self, view):
         counts, _ = np.histogram(view.sample_scores, BINS)

@@ -12,8 +12,9 @@ import ipywidgets as widgets
 import numpy as np
 
 from course_lib import vis
-from course_lib.functional import softmax
+from course_lib.functional import entropy, softmax
 from course_lib.widgets._live import Explorer, new_figure
+from course_lib.widgets.base import Painter, View
 
 # Каталог урока 02: ключи — единичные векторы (угол = тема книги), значения — цвета обложек.
 CATALOGUE_LABELS = ["машинное обучение", "оптимизация", "статистика", "кулинария", "история"]
@@ -35,7 +36,7 @@ QUERY_RANGE = 4.0                  # ползунки запроса: от −4 
 
 
 @dataclass
-class SoftSearchView:
+class SoftSearchView(View):
     labels: list
     keys: np.ndarray           # (n, 2) ключи книг
     values: np.ndarray         # (n, 3) значения книг — цвета RGB от 0 до 1
@@ -46,7 +47,6 @@ class SoftSearchView:
     output: np.ndarray         # (3,) Σ wᵢ vᵢ — смешанный цвет
     best: int                  # номер книги с наибольшей оценкой: её вернул бы «жёсткий» поиск
     entropy: float             # в битах: 0 — весь вес у одной книги, log2(n) — поровну
-    message: str = ""
 
 
 def soft_search_view(qx, qy, temperature, keys=CATALOGUE_KEYS, values=CATALOGUE_VALUES, labels=CATALOGUE_LABELS):
@@ -69,18 +69,17 @@ def soft_search_view(qx, qy, temperature, keys=CATALOGUE_KEYS, values=CATALOGUE_
     scores = keys @ query                                   # (n, 2) @ (2,) -> (n,)
     weights = softmax(scores / temperature)                 # (n,), в сумме 1
     output = weights @ values                               # (n,) @ (n, 3) -> (3,)
-    entropy = float(-(weights * np.log2(np.where(weights > 0, weights, 1))).sum())
     return SoftSearchView(list(labels), keys, values, query, float(temperature), scores, weights,
-                          output, int(np.argmax(scores)), entropy, "; ".join(notes))
+                          output, int(np.argmax(scores)), float(entropy(weights)), message="; ".join(notes))
 
 
-class SoftSearchPainter:
+class SoftSearchPainter(Painter):
     """Три панели: ключи и запрос на плоскости, веса столбиками, смешанный и «жёсткий» цвет."""
 
     def layout_key(self, view):
         return tuple(view.labels), view.keys.tobytes(), view.values.tobytes()
 
-    def build(self, fig, view):
+    def draw(self, fig, view):
         plane, bars_ax, mix_ax = fig.subplots(1, 3, width_ratios=[1.4, 1.1, 0.75])
         n = len(view.labels)
         circle = np.linspace(0, 2 * np.pi, 200)
@@ -120,8 +119,8 @@ class SoftSearchPainter:
         mix_ax.text(1.5, 1.12, "жёсткий поиск:\nлучшая книга", ha="center", fontsize=9)
         self.soft_text = mix_ax.text(0.5, 0.1, " ", ha="center", fontsize=8)
         self.hard_text = mix_ax.text(1.5, 0.1, " ", ha="center", fontsize=8)
-        self.dynamic = [self.points, self.arrow, self.star, *self.bars, self.bars_title,
-                        self.soft, self.hard, self.soft_text, self.hard_text]
+        return [self.points, self.arrow, self.star, *self.bars, self.bars_title,
+                self.soft, self.hard, self.soft_text, self.hard_text]
 
     def refresh(self, view):
         self.points.set_sizes(30 + 300 * view.weights)      # крупнее — больше вес

@@ -6,8 +6,9 @@ import ipywidgets as widgets
 import numpy as np
 
 from course_lib import vis
-from course_lib.functional import softmax
+from course_lib.functional import entropy, softmax
 from course_lib.widgets._live import Explorer, new_figure
+from course_lib.widgets.base import Painter, View
 
 # Оценки «кто на кого смотрит» для «кот сел на тёплый коврик»: придуманы для примера,
 # чтобы были и сильные, и слабые связи (в уроке 03 они будут из Q Kᵀ).
@@ -22,11 +23,10 @@ DEMO_SCORES = np.array([
 
 
 @dataclass
-class TemperatureView:
+class TemperatureView(View):
     tokens: list
     weights: np.ndarray        # (T, T), строки в сумме 1
     temperature: float
-    message: str = ""
 
 
 def temperature_view(temperature, scores=DEMO_SCORES, tokens=DEMO_TOKENS):
@@ -34,19 +34,19 @@ def temperature_view(temperature, scores=DEMO_SCORES, tokens=DEMO_TOKENS):
     scores = np.asarray(scores, dtype=float)
     if not temperature > 0:
         return TemperatureView(list(tokens), softmax(scores), 1.0,
-                               f"температура должна быть больше 0, а пришло {temperature}; показываю τ = 1")
+                               message=f"температура должна быть больше 0, а пришло {temperature}; показываю τ = 1")
     return TemperatureView(list(tokens), softmax(scores / temperature), float(temperature))
 
 
-class TemperaturePainter:
+class TemperaturePainter(Painter):
     def layout_key(self, view):
         return tuple(view.tokens)
 
-    def build(self, fig, view):
+    def draw(self, fig, view):
         ax = fig.add_subplot()
         vis.heatmap(view.weights, view.tokens, view.tokens, title=" ", ax=ax)
         self.image, self.title = ax.images[0], ax.title
-        self.dynamic = [self.image, self.title]
+        return [self.image, self.title]
 
     def refresh(self, view):
         self.image.set_data(view.weights)
@@ -62,28 +62,27 @@ def temperature_heatmap(scores=DEMO_SCORES, tokens=DEMO_TOKENS, temperature=1.0)
 
 
 @dataclass
-class SoftmaxView:
+class SoftmaxView(View):
     labels: list
     scores: np.ndarray         # (n,) оценки до softmax
     weights: np.ndarray        # (n,) softmax(scores / τ), в сумме 1
     temperature: float
     entropy: float             # в битах: 0 — весь вес на одном, log2(n) — поровну
-    message: str = ""
 
 
 def softmax_view(temperature, scores, labels):
     """Чистая функция: оценки и τ -> веса, энтропия и пояснение."""
     base = temperature_view(temperature, np.asarray(scores, dtype=float)[None], [""])
     weights = base.weights[0]
-    entropy = float(-(weights * np.log2(np.where(weights > 0, weights, 1))).sum())
-    return SoftmaxView(list(labels), np.asarray(scores, dtype=float), weights, base.temperature, entropy, base.message)
+    return SoftmaxView(list(labels), np.asarray(scores, dtype=float), weights, base.temperature,
+                       float(entropy(weights)), message=base.message)
 
 
-class SoftmaxPainter:
+class SoftmaxPainter(Painter):
     def layout_key(self, view):
         return tuple(view.labels)
 
-    def build(self, fig, view):
+    def draw(self, fig, view):
         score_ax, weight_ax = fig.subplots(1, 2)
         n = len(view.labels)
         score_ax.bar(range(n), view.scores, color=vis.BAR_COLOR)
@@ -95,7 +94,7 @@ class SoftmaxPainter:
         weight_ax.set_ylim(0, 1)
         weight_ax.set_ylabel("вес")
         self.title = weight_ax.set_title(" \n ")
-        self.dynamic = self.bars + [self.title]
+        return self.bars + [self.title]
 
     def refresh(self, view):
         for bar, weight in zip(self.bars, view.weights):

@@ -12,10 +12,11 @@ import numpy as np
 
 from course_lib import vis
 from course_lib.widgets._live import Explorer, new_figure
+from course_lib.widgets.base import Painter, View
 
 
 @dataclass
-class SnapshotView:
+class SnapshotView(View):
     tokens: list
     weights: np.ndarray        # (T, T) — веса головы `head` на снимке `step`
     step: int                  # после скольких шагов снят снимок (0 — до обучения)
@@ -24,7 +25,6 @@ class SnapshotView:
     query: int                 # чья строка показана столбиками
     losses: np.ndarray         # (steps,) — вся кривая loss
     loss: float                # loss на этом шаге (для шага 0 — loss первого шага)
-    message: str = ""
 
 
 def snapshot_view(step, head=1, history=None, tokens=None, query=0):
@@ -51,16 +51,16 @@ def snapshot_view(step, head=1, history=None, tokens=None, query=0):
     losses = np.asarray(history.losses)
     loss = float(losses[max(steps[index], 1) - 1])                           # losses[s − 1] — loss шага s
     return SnapshotView(tokens, snapshots[index, head - 1], int(steps[index]), head, h, query, losses, loss,
-                        "; ".join(notes))
+                        message="; ".join(notes))
 
 
-class SnapshotPainter:
+class SnapshotPainter(Painter):
     """Слева — веса головы, справа — столбики строки запроса, снизу — кривая loss с отметкой шага."""
 
     def layout_key(self, view):
         return tuple(view.tokens), len(view.losses)
 
-    def build(self, fig, view):
+    def draw(self, fig, view):
         grid = fig.add_gridspec(2, 2, height_ratios=[1.6, 1])
         matrix_ax, bar_ax = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
         loss_ax = fig.add_subplot(grid[1, :])
@@ -76,7 +76,7 @@ class SnapshotPainter:
         self.cursor = loss_ax.axvline(view.step, color="#e8384f", lw=1)
         self.image, self.title = matrix_ax.images[0], matrix_ax.title
         self.bars, self.bar_title, self.loss_title = list(bar_ax.patches), bar_ax.title, loss_ax.title
-        self.dynamic = [self.image, self.title, *self.bars, self.bar_title, self.marker, self.cursor, self.loss_title]
+        return [self.image, self.title, *self.bars, self.bar_title, self.marker, self.cursor, self.loss_title]
 
     def refresh(self, view):
         self.image.set_data(view.weights)

@@ -1,0 +1,46 @@
+"""Художник матрицы весов со спрятанными клетками и строки выбранного запроса (уроки 05 и 08).
+
+Общий для причинной маски (causal.py) и локального окна (efficient.py): наследник задаёт
+только подписи — `matrix_title(вид)` и `row_title(вид)`. Вид должен нести `tokens`,
+`weights` (T, T), `mask` (T, T) и `query`.
+"""
+
+import numpy as np
+
+from course_lib import vis
+from course_lib.widgets.base import Painter
+
+
+def blank(text):
+    """Пустой заголовок с тем же числом строк, что у `text`: раскладке важна высота, а не слова."""
+    return "\n".join(" " for _ in text.split("\n"))
+
+
+class MaskedRowPainter(Painter):
+    """Слева — веса (T, T), серые клетки спрятаны; справа — столбики строки выбранного запроса."""
+
+    def layout_key(self, view):
+        return tuple(view.tokens)
+
+    def draw(self, fig, view):
+        matrix_ax, bar_ax = fig.subplots(1, 2, width_ratios=[1.1, 1])
+        vis.heatmap(view.weights, view.tokens, view.tokens, ax=matrix_ax, mask=view.mask,
+                    title=blank(self.matrix_title(view)))
+        vis.row(view.weights, view.tokens, view.query, ax=bar_ax, title=blank(self.row_title(view)))
+        self.image, self.title = matrix_ax.images[0], matrix_ax.title
+        self.bars, self.bar_title = list(bar_ax.patches), bar_ax.title
+        return [self.image, self.title, *self.bars, self.bar_title]
+
+    def refresh(self, view):
+        self.image.set_data(np.ma.masked_where(~view.mask, view.weights))
+        self.title.set_text(self.matrix_title(view))
+        for bar, weight, allowed in zip(self.bars, view.weights[view.query], view.mask[view.query]):
+            bar.set_height(weight)
+            bar.set_color(vis.BAR_COLOR if allowed else vis.HIDDEN_COLOR)
+        self.bar_title.set_text(self.row_title(view))
+
+    def matrix_title(self, view):
+        return ""
+
+    def row_title(self, view):
+        return f"куда смотрит «{view.tokens[view.query]}»"
