@@ -6,7 +6,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-from-pyproject
 
-.PHONY: lab test notebooks setup clean
+.PHONY: lab fresh test notebooks setup clean
+
+# Тетрадки ученика: копия уроков в work/ (в .gitignore) — lessons/ остаётся таким, как в git.
+WORK ?= work
+# Добавочные ключи JupyterLab, например: make lab LAB_ARGS=--no-browser
+LAB_ARGS ?=
+# Под root (контейнер, новая облачная машина) JupyterLab без --allow-root не запускается.
+ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 setup: $(STAMP)
 
@@ -20,10 +27,22 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $@
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.root_dir=lessons --ServerApp.ip=127.0.0.1
+	@$(BIN)/python tools/workspace.py --work $(WORK)
+	@if [ -n "$(ALLOW_ROOT)" ]; then echo "make lab: вы root (так бывает в контейнере и на новой облачной машине) — запускаем JupyterLab с --allow-root, иначе он откажется стартовать"; fi
+	$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir=$(WORK) --ServerApp.ip=127.0.0.1 $(LAB_ARGS)
 
+# Начать урок заново: make fresh LESSON=03 (ваша прежняя копия уходит в work/backup/).
+fresh: $(STAMP)
+	@test -n "$(LESSON)" || { echo "укажите урок: make fresh LESSON=03"; exit 2; }
+	@$(BIN)/python tools/workspace.py --work $(WORK) --fresh $(LESSON)
+
+# pytest (библиотека, тесты, nbval по урокам), затем уроки ещё два раза (tools/lesson_passes.py):
+# на другом пути кода NumPy и с каждой ячейкой, выполненной дважды. Второе идёт, даже если упало первое.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	@status=0; \
+	$(BIN)/python -m pytest || status=1; \
+	$(BIN)/python tools/lesson_passes.py || status=1; \
+	exit $$status
 
 # Пересобрать и исполнить все уроки из их .py (исполняется в чистом ядре сверху вниз).
 notebooks: $(STAMP)

@@ -1,0 +1,169 @@
+"""`make lab` и рабочая копия уроков: то, с чего начинает каждый новичок (README, «Две команды»).
+
+`make lab` запускается по-настоящему (без браузера, в своей временной папке work/ и со своим
+портом), тест ждёт, пока сервер ответит на запрос с токеном из его же вывода, сохраняет
+тетрадку через Jupyter и останавливает сервер. Установку (`pip install`) тест не повторяет:
+её цель make считает выполненной (`-o`), а окружение — то, в котором идёт тест.
+"""
+
+import json
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import nbformat
+import pytest
+
+from _jupyter_server import free_port, isolated_env
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from tools import workspace  # noqa: E402
+
+LESSONS = workspace.lessons()
+TOKEN_URL = re.compile(r"http://127\.0\.0\.1:(\d+)/lab\?token=([0-9a-f]+)")
+START_TIMEOUT = 120
+
+
+# ---------------------------------------------------------------- рабочая копия (tools/workspace.py)
+
+def test_first_run_copies_every_lesson(tmp_path):
+    copied = workspace.prepare(tmp_path / "work")
+    assert sorted(p.name for p in copied) == [p.name for p in LESSONS]
+    for lesson in LESSONS:
+        assert (tmp_path / "work" / lesson.name).read_bytes() == lesson.read_bytes()
+    assert not list((tmp_path / "work").glob("*.py")), "в рабочей копии только .ipynb"
+
+
+def test_learners_edits_are_never_overwritten(tmp_path):
+    work = tmp_path / "work"
+    workspace.prepare(work)
+    edited = work / LESSONS[0].name
+    edited.write_text('{"мои": "правки"}', encoding="utf-8")
+    (work / LESSONS[1].name).unlink()                      # урок, которого в копии нет (например, новый)
+    copied = workspace.prepare(work)
+    assert copied == [work / LESSONS[1].name]
+    assert edited.read_text(encoding="utf-8") == '{"мои": "правки"}'
+
+
+def test_fresh_restores_lesson_and_keeps_the_old_copy(tmp_path):
+    work = tmp_path / "work"
+    workspace.prepare(work)
+    lesson = LESSONS[3]
+    (work / lesson.name).write_text("моя версия", encoding="utf-8")
+    target, backup = workspace.fresh(lesson.name[:2], work)
+    assert target.read_bytes() == lesson.read_bytes()
+    assert backup.parent == work / "backup" and backup.read_text(encoding="utf-8") == "моя версия"
+    assert workspace.fresh(str(int(lesson.name[:2])), work) == (target, None), "нетронутый урок не бэкапится"
+
+
+@pytest.mark.parametrize("name", ["99", "урок", ""])
+def test_fresh_rejects_unknown_lesson(tmp_path, name):
+    with pytest.raises(ValueError, match="не найден"):
+        workspace.fresh(name, tmp_path / "work")
+
+
+def test_lessons_folder_is_not_where_learners_work():
+    ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+    assert "work/" in ignored, "рабочая копия учеников должна быть в .gitignore"
+    assert workspace.WORK == ROOT / "work"
+
+
+# ---------------------------------------------------------------- сам make lab
+
+def _get(url, token=None, method="GET", body=None):
+    headers = {"Authorization": f"token {token}"} if token else {}
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, None
+
+
+def _stop(process):
+    """make и JupyterLab — одна группа процессов (start_new_session): SIGTERM всей группе, затем SIGKILL."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="make lab — для Linux и macOS")
+def test_make_lab_starts_answers_with_its_token_and_saves_into_work(tmp_path):
+    work, port = tmp_path / "work", free_port()
+    # Как в папке курса: над work/ лежит jupytext.toml, который связывает .ipynb и .py уроков.
+    (tmp_path / "jupytext.toml").write_bytes((ROOT / "jupytext.toml").read_bytes())
+    env = isolated_env(tmp_path / "state")
+    stamp = pathlib.Path(sys.prefix) / ".installed-from-pyproject"
+    command = ["make", "--no-print-directory", "-o", str(stamp), "lab", f"VENV={sys.prefix}", f"WORK={work}",
+               f"LAB_ARGS=--no-browser --ServerApp.port={port} --ServerApp.port_retries=0"]
+    log_path = tmp_path / "make-lab.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline, found = time.monotonic() + START_TIMEOUT, None
+        while found is None:
+            output = log_path.read_text(encoding="utf-8", errors="replace")
+            found = TOKEN_URL.search(output)
+            assert process.poll() is None, f"make lab завершился с кодом {process.returncode}:\n{output[-3000:]}"
+            assert time.monotonic() < deadline, f"make lab не напечатал адрес с токеном за {START_TIMEOUT} с:\n{output[-3000:]}"
+            time.sleep(0.3)
+        assert int(found.group(1)) == port
+        base, token = f"http://127.0.0.1:{port}", found.group(2)
+        while (status := _get(f"{base}/api/status", token))[0] != 200:
+            assert time.monotonic() < deadline, f"сервер не ответил: {status}"
+            time.sleep(0.3)
+        assert _get(f"{base}/api/contents")[0] == 403, "без токена сервер не должен пускать"
+
+        output = log_path.read_text(encoding="utf-8", errors="replace")
+        is_root = os.geteuid() == 0
+        assert ("--allow-root" in output) == is_root and ("вы root" in output) == is_root, output[:2000]
+
+        status, listing = _get(f"{base}/api/contents", token)
+        names = sorted(item["name"] for item in listing["content"])
+        assert [p.name for p in LESSONS] == [n for n in names if n.endswith(".ipynb")], (
+            f"make lab открыл не рабочую копию уроков: {names}")
+        # Ученик сохраняет тетрадку: она пишется в work/, без пары .py и без следа в lessons/.
+        name = LESSONS[0].name
+        status, model = _get(f"{base}/api/contents/{name}?content=1", token)
+        model["content"]["cells"][0]["source"] = "Моя заметка"
+        status, _ = _get(f"{base}/api/contents/{name}", token, "PUT",
+                         {"type": "notebook", "format": "json", "content": model["content"]})
+        assert status == 200, f"сохранение не удалось: {status}"
+        saved = json.loads((work / name).read_text(encoding="utf-8"))["cells"][0]["source"]
+        assert "".join(saved) == "Моя заметка"
+        assert not list(work.glob("*.py")), "сохранение в work/ создало пару .py"
+        assert (ROOT / "lessons" / name).read_bytes() != (work / name).read_bytes()
+    finally:
+        _stop(process)
+    assert process.returncode is not None
+
+
+def test_saving_in_work_makes_no_py_even_from_course_root(tmp_path):
+    """Если Jupyter запущен из корня курса (а не `make lab`), пары .py в work/ всё равно нет;
+    а рядом с корневым jupytext.toml — есть: значит, jupytext в сервере работает и проверка не пустая."""
+    from _jupyter_server import running_jupyterlab
+
+    (tmp_path / "jupytext.toml").write_bytes((ROOT / "jupytext.toml").read_bytes())
+    workspace.prepare(tmp_path / "work")
+    name = LESSONS[0].name
+    with running_jupyterlab(tmp_path, tmp_path.parent / f"{tmp_path.name}-state", start_timeout=START_TIMEOUT) as lab:
+        for path in (f"work/{name}", name):
+            model = nbformat.read(tmp_path / "work" / name, as_version=4)     # строки, как шлёт браузер
+            status, _ = _get(f"{lab.base_url}/api/contents/{path}", lab.token, "PUT",
+                             {"type": "notebook", "format": "json", "content": model})
+            assert status in (200, 201), f"{path}: сохранение не удалось ({status})"
+    assert (tmp_path / pathlib.Path(name).with_suffix(".py")).exists(), "jupytext в сервере не связал пару в корне"
+    assert not list((tmp_path / "work").glob("*.py")), "сохранение в work/ создало пару .py"
