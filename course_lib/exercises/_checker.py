@@ -53,6 +53,12 @@ def checker(check):
 
     @functools.wraps(check)
     def run(candidate, *args, **kwargs):
+        if not callable(candidate):
+            result = Result(False, True, f"❌ {check.__name__} проверяет саму функцию, а пришло значение "
+                                         f"{describe(candidate)}. Передайте имя функции без скобок: "
+                                         f"{check.__name__}(my_function)")
+            print(result.message)
+            return result
         try:
             with np.errstate(all="ignore"):
                 praise = check(candidate, *args, **kwargs)

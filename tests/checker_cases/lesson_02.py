@@ -8,6 +8,7 @@ from course_lib.exercises.softmax import check_softmax
 
 
 def softmax(s):
+    """Верный softmax — и, вызванный заранее, «результат вместо функции»."""
     e = np.exp(s - s.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 
@@ -84,6 +85,7 @@ CASES = [
     (check_softmax, lambda s: softmax(s) + 0.01, "строки не дают в сумме 1", "offset"),
     (check_softmax, lambda s: None, "return", "no-return"),
     (check_softmax, lambda s: 1 / 0, "ZeroDivisionError", "crash"),
+    (check_softmax, softmax(np.array([1.0, 2.0])), "имя функции без скобок", "result-instead-of-function"),
     # ---- softmax: верные
     (check_softmax, softmax, None, "max-keepdims"),
     (check_softmax, softmax_rows_loop, None, "loop-over-rows"),

@@ -5,11 +5,11 @@ import numpy as np
 from course_lib.exercises.training import check_relation_scores, check_training_loop
 
 
-def loop(order, returns="items"):
-    """Цикл обучения, собранный из шагов `order` (строка из z, f, b, s) — для неверных вариантов."""
+def loop(order, returns="items", before=""):
+    """Цикл обучения, собранный из шагов `order` (строка из z, f, b, s; `before` — до цикла) — для неверных вариантов."""
 
     def train_loop(model, optimizer, loss_fn, steps):
-        losses, loss = [], None
+        losses, loss = [], loss_fn(model) if before == "f" else None
         for _ in range(steps):
             for action in order:
                 if action == "z":
@@ -26,15 +26,7 @@ def loop(order, returns="items"):
     return train_loop
 
 
-def right_loop(model, optimizer, loss_fn, steps):
-    losses = []
-    for _ in range(steps):
-        optimizer.zero_grad()
-        loss = loss_fn(model)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
+right_loop = loop("zfbs")                      # zero_grad -> forward -> backward -> step, как в уроке
 
 
 def model_zero_grad_loop(model, optimizer, loss_fn, steps):
@@ -49,26 +41,15 @@ def model_zero_grad_loop(model, optimizer, loss_fn, steps):
     return losses
 
 
-def while_loop(model, optimizer, loss_fn, steps):
-    losses = []
-    while len(losses) < steps:
+def comprehension_loop(model, optimizer, loss_fn, steps):
+    """Шаг — отдельная функция, список — генератором, числа — float(loss.data), ответ — массив."""
+    def one_step():
         optimizer.zero_grad()
         loss = loss_fn(model)
         loss.backward()
         optimizer.step()
-        losses.append(float(loss.data))
-    return np.array(losses)
-
-
-def forward_once(model, optimizer, loss_fn, steps):
-    loss = loss_fn(model)
-    losses = []
-    for _ in range(steps):
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
+        return float(loss.data)
+    return np.array([one_step() for _ in range(steps)])
 
 
 def one_step_short(model, optimizer, loss_fn, steps):
@@ -103,7 +84,7 @@ CASES = [
     (check_training_loop, loop("zfb"), "step() ни разу", "no-step"),
     (check_training_loop, loop("fbzs"), "между backward() и step()", "zero-grad-before-step"),
     (check_training_loop, loop("zfbss"), "один шаг — один step()", "two-steps"),
-    (check_training_loop, forward_once, "внутри цикла", "forward-once"),
+    (check_training_loop, loop("zbs", before="f"), "внутри цикла", "forward-once"),
     (check_training_loop, one_step_short, "вызвана 39 раз", "steps-1"),
     (check_training_loop, loop("zfbs", returns="tensors"), "loss.item()", "tensors"),
     (check_training_loop, lambda model, optimizer, loss_fn, steps: right_loop(model, optimizer, loss_fn, steps)[:-1],
@@ -116,8 +97,7 @@ CASES = [
     # ---- цикл обучения: верные
     (check_training_loop, right_loop, None, "zero-forward-backward-step"),
     (check_training_loop, model_zero_grad_loop, None, "model-zero-grad-at-end"),
-    (check_training_loop, loop("zfbs"), None, "assembled"),
-    (check_training_loop, while_loop, None, "while-float-array"),
+    (check_training_loop, comprehension_loop, None, "comprehension-float-array"),
 
     # ---- роли голов: неверные
     (check_relation_scores, prefix(1), "с t = 1", "from-t1"),
