@@ -129,7 +129,7 @@ def check_kv_step(candidate):
         where = ("с пустым кэшем (первый токен)" if t == 0 else f"с осями {lead} + (T, d)" if lead
                  else f"с кэшем из {t} токенов" + (" во float32" if dtype == np.float32 else ""))
         try:
-            out = call(candidate, k_cache.copy(), v_cache.copy(), q_new, k_new, v_new)
+            out = call(candidate, *(a.copy() for a in (k_cache, v_cache, q_new, k_new, v_new)))
         except Crashed as crash:
             raise Wrong(f"{where}: {crash}. Новый токен — новая строка кэша: дописывайте по оси времени, "
                         "axis=-2") from None

@@ -15,7 +15,7 @@ def check_permutation_matrix(candidate):
     """candidate(order) -> P (T, T) из нулей и единиц, такая что P @ X == X[order]."""
     T = len(ORDER)
     X = np.arange(T * 3, dtype=float).reshape(T, 3)           # строки легко узнать: 0 1 2 / 3 4 5 / …
-    P = call(candidate, ORDER)
+    P = call(candidate, ORDER.copy())
     expect_shape(P, (T, T), f"для order = {ORDER.tolist()}")
     if not np.isin(P, (0, 1)).all():
         raise Wrong("в матрице перестановки только нули и единицы")
@@ -56,7 +56,7 @@ def check_equivariance_gap(candidate):
     attention = _self_attention(2)
     positional = _with_positions(attention)
 
-    gap = _scalar(call(candidate, attention, X, ORDER))
+    gap = _scalar(call(candidate, attention, X.copy(), ORDER.copy()))
     if gap > 1e-9:
         raise Wrong(f"для самовнимания без позиций расхождение должно быть ≈ 0, а у вас {gap:.3g}. "
                     + _diagnose(gap, attention, X))
@@ -64,13 +64,13 @@ def check_equivariance_gap(candidate):
     # два входа: у одного наибольшая разность положительна, у другого — отрицательна (так видно пропущенный модуль)
     for seed in (1, 2):
         X = np.random.default_rng(seed).normal(size=(len(ORDER), 6))
-        gap = _scalar(call(candidate, positional, X, ORDER))
+        gap = _scalar(call(candidate, positional, X.copy(), ORDER.copy()))
         truth = np.abs(positional(X[ORDER]) - positional(X)[ORDER]).max()
         if not np.isclose(gap, truth, rtol=1e-6, atol=1e-12):
             raise Wrong(f"с позиционными кодировками расхождение {truth:.4f}, а у вас {gap:.4g}. "
                         + _diagnose(gap, positional, X))
 
-    rowwise = _scalar(call(candidate, np.tanh, X, ORDER))    # поэлементная функция тоже эквивариантна
+    rowwise = _scalar(call(candidate, np.tanh, X.copy(), ORDER.copy()))    # поэлементная функция тоже эквивариантна
     if rowwise > 1e-12:
         raise Wrong(f"np.tanh действует на каждую строку отдельно, перестановка ему безразлична, "
                     f"а у вас расхождение {rowwise:.3g}")

@@ -2,14 +2,13 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import Crashed, Wrong, call, checker, expect_close, expect_finite, expect_shape, recognize, same
+from course_lib.exercises._checker import (Crashed, Wrong, call, checker, expect_close, expect_finite, expect_shape,
+                                           recognize, same)
 from course_lib.functional import softmax as reference
 
 KEEPDIMS = ("без keepdims=True сумма (или максимум) по строкам теряет ось: из {shape} выходит {lost}, и NumPy "
             "растягивает её не по строкам, а по столбцам (или не может растянуть вовсе). "
             "С keepdims=True выходит {kept} — по числу на строку")
-
-
 COLUMNS = "в сумме 1 дают столбцы, а нужны строки: суммируйте по axis=-1 с keepdims=True"
 WHOLE = "поделили на сумму по всей матрице, а нужно по каждой строке: e.sum(axis=-1, keepdims=True)"
 
@@ -81,9 +80,9 @@ def check_softmax(candidate):
         try:
             out = call(candidate, x.copy())
         except Crashed as crash:
-            if crash.kind == "broadcast" and x.ndim > 1:
-                raise Wrong(f"{where}: " + KEEPDIMS.format(shape=x.shape, lost=x.shape[:-1],
-                                                           kept=x.shape[:-1] + (1,))) from None
+            if crash.kind == "broadcast" and x.ndim > 1 and "keepdims" not in str(crash):
+                raise Wrong(f"{crash}. Похоже, {KEEPDIMS.format(shape=x.shape, lost=x.shape[:-1], kept=x.shape[:-1] + (1,))}"
+                            ) from None
             raise
         expect_shape(out, x.shape, where)
         right = reference(x.astype(float))
