@@ -1,0 +1,68 @@
+"""Самые низкие версии, которые разрешает pyproject.toml, — для второго окружения в .ci/run.
+
+    python tools/lowest_requirements.py > lowest.txt     # затем: pip install -r lowest.txt -e '.[test]'
+
+Для каждой зависимости `имя>=X` (и в extra `test`) печатает «самую раннюю разрешённую серию»:
+`имя>=X,<X'`, где X' — следующая версия на последнем разряде X, дополненного до двух разрядов
+(`numpy>=1.24` -> `numpy>=1.24,<1.25`, `ipywidgets>=8` -> `ipywidgets>=8,<8.1`,
+`jupyterlab>=4.0.2` -> `jupyterlab>=4.0.2,<4.0.3`). Внутри серии pip берёт последний выпуск:
+так пропускаются отозванные (yanked) выпуски вроде ipykernel 6.0.0, а обещание «работает с
+numpy 1.24» проверяется на numpy 1.24.x. Список не ведётся руками: он читается из
+pyproject.toml при каждом запуске, так что поднятая граница сразу попадает в CI.
+"""
+
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+LOWER = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*>=\s*([0-9]+(?:\.[0-9]+)*)\s*$")
+
+
+def requirements(pyproject=ROOT / "pyproject.toml", extras=("test",)):
+    """Зависимости курса и выбранных extra, как записаны в pyproject.toml."""
+    try:
+        import tomllib
+    except ImportError:              # Python 3.10: tomllib появился в 3.11 — берём метаданные установленного курса
+        return _installed_requirements(extras)
+    project = tomllib.loads(pathlib.Path(pyproject).read_text(encoding="utf-8"))["project"]
+    found = list(project["dependencies"])
+    for extra in extras:
+        found += project.get("optional-dependencies", {}).get(extra, [])
+    return found
+
+
+def _installed_requirements(extras):
+    """Те же строки из метаданных пакета (make ставит его из pyproject.toml): 'pytest>=7; extra == "test"'."""
+    import importlib.metadata
+
+    found = []
+    for line in importlib.metadata.requires("attention-bez-magii") or []:
+        requirement, _, marker = line.partition(";")
+        extra = re.search(r"extra\s*==\s*[\"']([^\"']+)", marker)
+        if extra is None or extra.group(1) in extras:
+            found.append(requirement.strip())
+    return found
+
+
+def lowest_series(requirement):
+    """'numpy>=1.24' -> 'numpy>=1.24,<1.25'. Всё, кроме одной нижней границы, — ошибка: такую границу
+    нечем проверить (`==` запрещает tests/test_project.py, верхние границы курс не ставит)."""
+    match = LOWER.match(requirement)
+    if not match:
+        raise ValueError(f"ожидалась зависимость вида «имя>=версия», а в pyproject.toml: {requirement!r}")
+    name, version = match.groups()
+    parts = [int(p) for p in version.split(".")]
+    parts += [0] * (2 - len(parts))
+    upper = parts[:-1] + [parts[-1] + 1]
+    return f"{name}>={version},<{'.'.join(map(str, upper))}"
+
+
+def main():
+    for requirement in requirements():
+        print(lowest_series(requirement))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
