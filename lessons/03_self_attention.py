@@ -27,9 +27,13 @@
 # - пять шагов self-attention на фразе «Your journey starts with one step» — с формами массивов;
 # - зачем три разные матрицы $W_Q, W_K, W_V$, а не просто $\text{softmax}(XX^\top)X$;
 # - зачем делить на $\sqrt{d_k}$ — измерим;
-# - как один шаг внимания сдвигает «банк» к «реке» в одном предложении и к «деньгам» в другом;
-# - сколько это стоит: матрица $T \times T$;
+# - как один шаг внимания сдвигает «банк» к «реке» в одном предложении и к «деньгам» в другом,
+#   а английское «mole» — к кроту, к химии или к родинке;
+# - сколько это стоит: матрица $T \times T$ — и что дают взамен: один шаг между любыми двумя токенами
+#   (у рекуррентной сети их десять, и сигнал по дороге затухает — измерим);
 # - два упражнения: scaled dot-product attention и слой самовнимания.
+#
+# Термины — в [глоссарии](glossary.md), формы массивов — в [шпаргалке по формам](shapes.md).
 
 # %%
 
@@ -110,13 +114,20 @@ print("== Σ_j w_journey,j · v_j:", np.allclose(context[1], sum(weights[1, j] *
 # %%
 lib_context, lib_weights = nt.scaled_dot_product_attention(Q, K, V)
 print("совпадает с библиотекой:", np.allclose(lib_context, context) and np.allclose(lib_weights, weights))
-vis.heatmap(weights, tokens, tokens, title="Веса самовнимания (случайные W_Q, W_K, W_V)")
+print(f"веса от {weights.min():.2f} до {weights.max():.2f}; поровну было бы 1/{T} = {1 / T:.2f}")
+print("больше всех веса получают:", [tokens[j] for j in np.argsort(-weights.mean(axis=0))[:2]],
+      " самые длинные ключи:", [tokens[j] for j in np.argsort(-np.linalg.norm(K, axis=1))[:2]])
+vis.heatmap(weights, tokens, tokens, vmax=weights.max(), title="Веса самовнимания (случайные W_Q, W_K, W_V)")
 plt.show()
 
 # %% [markdown]
-# Матрицы случайные, поэтому и веса бессмысленные — почти ровные. В обученной модели
-# $W_Q, W_K, W_V$ подбираются так, чтобы каждый токен смотрел туда, откуда ему полезно
-# взять информацию.
+# Матрицы случайные, поэтому и веса бессмысленные — почти ровные, все около $1/6$. На обычной
+# шкале от 0 до 1 такая картинка была бы сплошь одного тёмного цвета, поэтому здесь шкала
+# растянута от 0 до самого большого веса. Видны светлые столбцы «journey» и «starts»: все
+# запросы чуть больше смотрят на них — у этих двух слов самые длинные ключи (все числа в $X$ и $W_K$
+# положительны, так что длинный ключ даёт большую оценку почти с любым запросом).
+# В обученной модели $W_Q, W_K, W_V$ подбираются так, чтобы каждый токен смотрел туда, откуда
+# ему полезно взять информацию.
 #
 # ## Зачем три разные матрицы
 #
@@ -143,8 +154,8 @@ for token, is_own, target, length in zip(tokens, own, plain_scores.argmax(axis=1
 print(f"на себя смотрят {own.sum()} из {T}")
 
 # %% [markdown]
-# Если векторы одной длины (нормированы), неравенство Коши–Буняковского $x \cdot y \le |x||y| = x \cdot x$
-# гарантирует: сам с собой каждый токен совпадает лучше всего. У трёхмерных векторов Рашки
+# Если векторы одной длины 1 (нормированы), то $x \cdot y = \cos\theta \le 1 = x \cdot x$: косинус
+# не бывает больше единицы, и сам с собой каждый токен совпадает лучше всего. У трёхмерных векторов Рашки
 # все координаты положительны, косинусы между ними близки, поэтому перевес небольшой.
 # А в большой размерности случайные векторы почти перпендикулярны, и токен смотрит
 # почти только на себя — выход $\text{softmax}(XX^\top)X$ просто повторяет вход:
@@ -200,29 +211,42 @@ for d in [4, 16, 64, 256, 1024]:
     assert abs((dots / np.sqrt(d)).std() - 1) < 0.1
 
 # %% [markdown]
-# Чем больше разброс оценок, тем острее softmax: при $d_k = 512$ оценки разбросаны на десятки,
-# и весь вес уходит к одному ключу — softmax **насыщается**. Это плохо не только потому, что
-# токен перестаёт смешивать: у насыщенного softmax почти нулевой градиент
-# (его якобиан $\operatorname{diag}(w) - ww^\top$ почти нулевой, когда $w$ — почти one-hot),
-# и обучение застревает. Деление на $\sqrt{d_k}$ возвращает разброс к 1 при любом $d_k$.
-# Измерим на 1000 случайных запросах с 8 ключами:
+# Чем больше разброс оценок, тем острее softmax: при $d_k = 256$ разброс оценок — около 16
+# (таблица выше), и почти весь вес уходит к одному ключу. Говорят, softmax **насыщается**.
+# Это плохо дважды:
+#
+# - токен перестаёт смешивать — берёт значение одного ключа;
+# - обучение застревает. $W_Q$ и $W_K$ учатся по градиенту (урок 00), а он доходит до них через
+#   оценки. Если веса — почти one-hot, то от маленького сдвига оценок они почти не меняются,
+#   и градиент, дошедший до оценок, почти нулевой: подправлять $W_Q$ и $W_K$ нечем.
+#
+# Деление на $\sqrt{d_k}$ возвращает разброс к 1 при любом $d_k$. Измерим на 1000 случайных
+# запросах с 8 ключами три числа: наибольший вес в строке; энтропию строки (урок 02: 3 бита —
+# вес поровну на 8 ключей, 0 — весь вес на одном); величину градиента по оценкам, когда обучение
+# хочет сдвинуть веса в случайную сторону `push`.
 
 # %%
+from course_lib.functional import entropy
+
 rng = np.random.default_rng(0)
-print(" d_k   деление   max вес   энтропия, бит   |якобиан softmax|")
+print(" d_k   деление   max вес   энтропия, бит   градиент по оценкам")
 for d in [4, 64, 512]:
     q, keys = rng.normal(size=(1000, d)), rng.normal(size=(1000, 8, d))
-    s = np.einsum("nkd,nd->nk", keys, q)                              # (1000, 8) оценки
+    raw = np.einsum("nkd,nd->nk", keys, q)                            # (1000, 8) оценки q·k
+    push = rng.normal(size=(1000, 8))                                 # куда обучение хочет сдвинуть веса
     for divide in [False, True]:
-        w = nt.softmax(s / np.sqrt(d) if divide else s)               # (1000, 8)
-        entropy = -(w * np.log2(np.where(w > 0, w, 1))).sum(axis=1).mean()
-        jacobian = w[:, :, None] * np.eye(8) - w[:, :, None] * w[:, None, :]   # (1000, 8, 8)
-        grad = np.linalg.norm(jacobian, axis=(1, 2)).mean()
-        print(f"{d:>4} {'√d_k' if divide else 'нет':>9} {w.max(axis=1).mean():>9.2f} {entropy:>15.2f} {grad:>19.3f}")
+        scores = nt.tensor(raw / np.sqrt(d) if divide else raw, requires_grad=True)
+        w = nt.softmax(scores)                                        # (1000, 8), строки в сумме 1
+        (w * push).sum().backward()                                   # градиент идёт к оценкам через softmax
+        grad = np.linalg.norm(scores.grad, axis=1).mean()
+        print(f"{d:>4} {'√d_k' if divide else 'нет':>9} {w.data.max(axis=1).mean():>9.2f}"
+              f" {entropy(w).mean():>15.2f} {grad:>20.3f}")
 
 # %% [markdown]
-# Без деления с ростом $d_k$ самый большой вес стремится к 1, энтропия — к 0 (максимум для
-# 8 ключей — 3 бита), градиент тает. С делением на $\sqrt{d_k}$ все три числа не зависят от $d_k$.
+# Без деления с ростом $d_k$ самый большой вес стремится к 1, энтропия — к 0, а градиент
+# по оценкам при $d_k = 512$ в шесть с лишним раз меньше, чем при $d_k = 4$. С делением на $\sqrt{d_k}$
+# все три числа почти не зависят от $d_k$: softmax работает в одном и том же режиме, какой бы
+# ширины ни были запросы и ключи.
 #
 # **Поиграйте:** двигайте $d_k$ с выключенной галочкой — гистограмма оценок расползается,
 # столбики весов «впиваются» в один ключ. Включите деление на $\sqrt{d_k}$ — разброс
@@ -250,10 +274,10 @@ print(emb, " cos(банк, река) =", round(emb.cosine("банк", "река"
       " cos(банк, деньги) =", round(emb.cosine("банк", "деньги"), 3))
 
 
-def sentence_matrix(words):
+def sentence_matrix(embeddings, words):
     """Слова, которые есть в словаре (служебные эмбеддинги не получили), и их векторы (T, dim)."""
-    known = [w for w in words if w in emb]
-    return known, np.stack([emb.vector(w) for w in known])
+    known = [w for w in words if w in embeddings]
+    return known, np.stack([embeddings.vector(w) for w in known])
 
 
 # %% [markdown]
@@ -261,7 +285,7 @@ def sentence_matrix(words):
 # сразу обе беды из разделов выше: softmax насыщается, а лучше всех «банк» совпадает сам с собой.
 
 # %%
-words, X_river = sentence_matrix(river)
+words, X_river = sentence_matrix(emb, river)
 _, raw_weights = nt.scaled_dot_product_attention(X_river, X_river, X_river)
 bank = words.index("банк")
 print("длины векторов:", ", ".join(f"{w} {np.linalg.norm(x):.1f}" for w, x in zip(words, X_river)))
@@ -274,9 +298,9 @@ print(f"оценка «банк»·«банк» / √d_k = {X_river[bank] @ X_ri
 # «банка» с «рекой» и с «деньгами» до и после — в двух предложениях.
 
 # %%
-def attention_step(words):
+def attention_step(embeddings, words):
     """Один шаг self-attention на нормированных статических векторах: Q = K = V = X / |X|."""
-    known, X_s = sentence_matrix(words)
+    known, X_s = sentence_matrix(embeddings, words)
     X_s = X_s / np.linalg.norm(X_s, axis=1, keepdims=True)     # (T, dim), строки длины 1
     context, weights = nt.scaled_dot_product_attention(X_s, X_s, X_s)
     return known, context, weights
@@ -284,7 +308,7 @@ def attention_step(words):
 
 after = {}
 for name, words in [("река", river), ("деньги", money)]:
-    known, contextual, step_weights = attention_step(words)
+    known, contextual, step_weights = attention_step(emb, words)
     bank = known.index("банк")
     after[name] = contextual[bank]
     print(" ".join(words))
@@ -308,6 +332,42 @@ assert emb.cosine(after["река"], "деньги") < emb.cosine("банк", "�
 assert emb.cosine(after["деньги"], "река") < emb.cosine("банк", "река")
 
 # %% [markdown]
+# ### «mole»: три смысла — три вектора
+#
+# То же с английским *mole* из урока 01: крот («American shrew mole»), моль — единица количества
+# вещества («one mole of carbon dioxide») и родинка («take a biopsy of the mole»). Статический
+# вектор у него один, и он висит между смыслами. Центр смысла — как в уроке 01: среднее единичных
+# векторов однозначных слов темы. Сделаем тот же шаг внимания в каждой из трёх фраз и посмотрим
+# на косинусы «mole» с тремя центрами.
+
+# %%
+from course_lib.props.embeddings import load_sections, word_topics
+
+emb_en = train_static_embeddings(load_corpus("mole_en"))
+topic_of = word_topics(load_sections("mole_en"))                  # однозначные слова: {слово: тема}
+centres = {topic: np.mean([emb_en.vector(w) / np.linalg.norm(emb_en.vector(w)) for w in emb_en.vocab
+                           if topic_of.get(w) == topic], axis=0) for topic in ("animal", "chemistry", "medicine")}
+phrases = {"animal": "american shrew mole", "chemistry": "one mole of carbon dioxide",
+           "medicine": "take a biopsy of the mole"}
+print(f"{'':>28}" + "".join(f"{topic:>11}" for topic in centres))
+print(f"{'mole без контекста':>28}" + "".join(f"{emb_en.cosine('mole', c):>11.2f}" for c in centres.values()))
+for sense, phrase in phrases.items():
+    known, contextual, _ = attention_step(emb_en, phrase.split())
+    mole = contextual[known.index("mole")]
+    cosines = {topic: emb_en.cosine(mole, c) for topic, c in centres.items()}
+    print(f"{' '.join(known):>28}" + "".join(f"{c:>11.2f}" for c in cosines.values()))   # слова со своим вектором
+    assert max(cosines, key=cosines.get) == sense                     # ближе всего — к своему смыслу
+    assert all(cosines[t] < emb_en.cosine("mole", centres[t]) for t in centres if t != sense)
+
+# %% [markdown]
+# Без контекста *mole* почти одинаково близок к кроту и к родинке (0.74 и 0.72) и заметно
+# ближе к ним, чем к химии. После одного шага в каждой фразе он ближе всего к своему смыслу,
+# а к двум чужим — дальше, чем был. В строках таблицы — слова фразы, у которых есть вектор:
+# служебные *a*, *of*, *the* его не получили, а *american* и *take* нет в словаре (в корпусе
+# первое встретилось один раз, второго нет вовсе, а словарь урока 01 берёт слова от двух раз), так что
+# «shrew» и «biopsy» сдвигают *mole* в одиночку — и этого хватает.
+# Это и есть финал, обещанный в уроке 01: было одно слово с одним вектором — стало три вектора.
+#
 # Здесь нет ни одного обученного параметра — только скалярные произведения и softmax.
 # Обученные $W_Q, W_K, W_V$ делают то же самое прицельно: «банк» ищет именно те слова,
 # которые различают его смыслы, а не усредняет всё подряд.
@@ -370,24 +430,90 @@ plt.show()
 
 # %% [markdown]
 # Удвоили текст — вчетверо больше памяти и (примерно) вчетверо больше времени. Для 100 000
-# токенов одна матрица весов float64 заняла бы 80 ГБ — и это на одну голову одного слоя. Это главное ограничение трансформеров;
-# как с ним борются, разберём в уроке 08. Зато путь между любыми двумя токенами — один шаг,
-# и все позиции считаются параллельно.
+# токенов одна матрица весов float64 заняла бы 80 ГБ — и это на одну **голову** одного слоя.
+# (Голова — одно такое внимание со своими $W_Q, W_K, W_V$ и своей матрицей $T \times T$;
+# в настоящих моделях их по нескольку в каждом слое — урок 06.) Это главное ограничение
+# трансформеров; как с ним борются, разберём в уроке 08.
 #
-# ## Поиграйте: главный исследователь
+# ## Зато: один шаг между любыми двумя токенами
 #
-# Тот же механизм в полный рост: фраза, случайные $W_Q, W_K, W_V$ для каждой головы,
-# веса каждой головы и строка выбранного запроса.
+# До трансформеров текст читали **рекуррентные сети** (RNN). Они идут по словам слева направо
+# и несут с собой один вектор-память: $h_t = \tanh(h_{t-1} W_h + x_t W_x)$. Чтобы первое слово
+# повлияло на выход после десятого, сигнал должен пройти десять таких шагов, и на каждом он
+# немного затухает. У внимания выход десятого токена — прямо взвешенная сумма $v_1, \dots, v_{10}$:
+# от любого токена до любого — один шаг.
 #
-# **На что смотреть:** уменьшайте $T$ — матрица $T \times T$ сжимается с двух сторон сразу.
-# Поднимите $d_k$ и снимите галочку «делить на √d_k» — строки станут почти one-hot,
-# энтропия в заголовках упадёт к нулю; верните галочку — веса снова смешивают.
-# Поменяйте зерно — это другие случайные матрицы и совсем другие веса.
+# Измерим градиентом (урок 00): насколько выход на позиции 10 откликается на сдвиг входа $x_j$
+# каждой позиции. Веса обеих моделей случайные, с разбросом $1/\sqrt{d}$, как при обычной
+# инициализации; фраза — 10 случайных векторов, одна и та же для обеих моделей.
+
+# %%
+def sensitivity(model, seed, T_seq=10, d=16):
+    """Отклик выхода последней позиции на каждый вход: |градиент| по x_1 … x_T, массив (T_seq,)."""
+    rng = np.random.default_rng(seed)
+    x = nt.tensor(rng.normal(size=(T_seq, d)), requires_grad=True)              # (T, d): фраза
+    W_h, W_x, W_q, W_k, W_v = rng.normal(size=(5, d, d)) / np.sqrt(d)
+    if model == "RNN":
+        h = nt.tensor(np.zeros(d))
+        for t in range(T_seq):                                                   # T шагов памяти
+            h = (h @ W_h + x[t] @ W_x).tanh()
+        out = h                                                                  # (d,)
+    else:
+        out = nt.scaled_dot_product_attention(x @ W_q, x @ W_k, x @ W_v)[0][-1]  # один шаг, (d,)
+    (out * rng.normal(size=d)).sum().backward()                                  # случайная сторона выхода
+    return np.linalg.norm(x.grad, axis=1)                                        # (T,)
+
+
+# %% [markdown]
+# Одна фраза — случайность, поэтому возьмём медиану по 100 фразам. Отклик на каждую позицию
+# делим на отклик на позицию 9 — соседку последней:
+
+# %%
+print("позиция входа j: " + "".join(f"{j:>7}" for j in range(1, 11)))
+relative = {}
+for model in ("RNN", "внимание"):
+    median = np.median([sensitivity(model, seed) for seed in range(100)], axis=0)   # (10,)
+    relative[model] = median / median[8]
+    print(f"{model:>15}: " + "".join(f"{r:>7.3f}" for r in relative[model]))
+print(f"от позиции 1 до выхода: у RNN в {1 / relative['RNN'][0]:.0f} раз слабее, чем от позиции 9; "
+      f"у внимания — {relative['внимание'][0]:.2f} от позиции 9")
+assert relative["RNN"][0] < 0.05 and relative["внимание"][0] > 0.5
+
+# %% [markdown]
+# У RNN отклик тает с каждым шагом назад: первое слово для выхода почти не существует, и
+# научиться связи «слово 1 → слово 10» такой сети трудно. У внимания отклик от расстояния не
+# зависит: первое слово так же близко к выходу, как девятое. Выделяется только сама позиция 10 —
+# она и запрос, и один из ключей. И все позиции внимание считает разом, двумя умножениями
+# матриц, а RNN — по одной, шаг за шагом.
+#
+# ## Поиграйте: исследователь внимания
+#
+# Тот же механизм в полный рост: фраза, случайные $W_Q, W_K, W_V$. Сверху — панель весов на
+# каждую голову (ползунок «голов»; голова — урок 06, здесь одна). Красная рамка — строка
+# выбранного запроса (ползунок «запрос №»), снизу та же строка столбиками. Под ползунками —
+# энтропия этой строки и её наибольший вес. Галочку «причинная маска» пока не трогайте — это урок 05.
+#
+# **На что смотреть:** случайные веса почти ровные, и на шкале 0–1 клетки почти одного цвета —
+# следите за столбиками и энтропией. Уменьшайте $T$ — матрица $T \times T$ сжимается с двух
+# сторон сразу. Поднимите $d_k$ до 64 и снимите галочку «делить на √d_k» — энтропия упадёт
+# примерно втрое, наибольший вес вырастет до ~0.8, на панели проступят яркие клетки; верните
+# галочку — веса снова смешивают. Поменяйте зерно — это другие случайные матрицы и другие веса.
 
 # %% tags=["nbval-ignore-output"]
 from course_lib.widgets.explorer import attention_explorer
 
 attention_explorer(sentence=" ".join(tokens), d_k=8, heads=1)
+
+# %% [markdown]
+# То же в числах, для нашей фразы и зерна 0: средняя по строкам энтропия и наибольший вес.
+
+# %%
+from course_lib.widgets.explorer import attention_view
+
+for d_k_demo, scaled in [(8, True), (64, True), (64, False)]:
+    view = attention_view(" ".join(tokens), T=T, d_k=d_k_demo, heads=1, scaled=scaled, seed=0)
+    print(f"d_k = {d_k_demo:>2}, делить на √d_k: {'да ' if scaled else 'нет'} — энтропия {float(entropy(view.weights).mean()):.1f} бит"
+          f" (поровну: {np.log2(T):.1f}), наибольший вес {float(view.weights.max(axis=-1).mean()):.2f}")
 
 # %% [markdown]
 # ## Упражнения
@@ -409,17 +535,17 @@ def my_attention(Q, K, V):
 _ = check_attention(my_attention)
 
 # %% [markdown]
-# Решение:
+# Решение — под своим именем, чтобы ваша `my_attention` и её проверка выше остались вашими:
 
 # %% jupyter={"source_hidden": true}
-def my_attention(Q, K, V):
+def attention_solution(Q, K, V):
     scores = Q @ K.T / np.sqrt(K.shape[-1])                            # (T_q, T_k)
     scores = scores - scores.max(axis=-1, keepdims=True)               # от переполнения exp
     weights = np.exp(scores) / np.exp(scores).sum(axis=-1, keepdims=True)
     return weights @ V, weights                                        # (T_q, d_v), (T_q, T_k)
 
 
-_ = check_attention(my_attention)
+_ = check_attention(attention_solution)
 
 # %% [markdown]
 # ### 2. Слой самовнимания
@@ -439,20 +565,21 @@ _ = check_self_attention(self_attention)
 # Решение:
 
 # %% jupyter={"source_hidden": true}
-def self_attention(X, W_q, W_k, W_v):
+def self_attention_solution(X, W_q, W_k, W_v):
     Q, K, V = X @ W_q, X @ W_k, X @ W_v       # (T, d_model) @ (d_model, d_k) -> (T, d_k); V: (T, d_v)
-    context, _ = my_attention(Q, K, V)        # (T, d_v)
+    context, _ = attention_solution(Q, K, V)  # (T, d_v)
     return context
 
 
-_ = check_self_attention(self_attention)
+_ = check_self_attention(self_attention_solution)
 
 # %% [markdown]
-# И на нашей фразе ваш слой даёт те же контекстные векторы, что пять шагов в начале урока:
+# И на нашей фразе слой даёт те же контекстные векторы, что пять шагов в начале урока
+# (когда ваша `self_attention` заработает, подставьте её сюда вместо решения):
 
 # %%
-print("self_attention(X, W_q, W_k, W_v) == context из пяти шагов:",
-      np.allclose(self_attention(X, W_q, W_k, W_v), context))
+print("self_attention_solution(X, W_q, W_k, W_v) == context из пяти шагов:",
+      np.allclose(self_attention_solution(X, W_q, W_k, W_v), context))
 
 # %% [markdown]
 # ## Итог
@@ -461,10 +588,13 @@ print("self_attention(X, W_q, W_k, W_v) == context из пяти шагов:",
 #   деление на $\sqrt{d_k}$, softmax по строкам, контекст $= $ веса $\cdot V$. Выход — $T$ контекстных векторов.
 # - Без проекций, $\text{softmax}(XX^\top)X$, оценки симметричны, а нормированный (или многомерный)
 #   токен больше всего смотрит на себя. Разные $W_Q \ne W_K$ ломают и то и другое.
-# - Разброс $q \cdot k$ растёт как $\sqrt{d_k}$ — без деления softmax насыщается и градиент тает.
+# - Разброс $q \cdot k$ растёт как $\sqrt{d_k}$ — без деления softmax насыщается: веса почти one-hot,
+#   градиент по оценкам тает. С делением режим softmax не зависит от $d_k$.
 # - Даже один шаг внимания без обучения делает векторы контекстными: «банк» у реки ближе к
-#   «реке», «банк» с вкладом — к «деньгам».
+#   «реке», «банк» с вкладом — к «деньгам»; *mole* в каждой из трёх фраз ближе всего к своему смыслу.
 # - Цена — матрица $T \times T$: память ровно $8T^2$ байт (float64), время тоже $\approx T^2$.
+# - Взамен — один шаг между любыми двумя токенами: отклик выхода на первое слово у внимания такой же,
+#   как на девятое, а у RNN после десяти шагов памяти — в десятки раз слабее.
 #
 # **Дальше:** урок 04. Самовнимание не видит порядок слов: «собака кусает человека» и «человек
 # кусает собаку» для него — одно и то же. Проверим это и добавим позиции.
