@@ -224,7 +224,7 @@ for heads_count in (1, 2, 4, 8, 16):
     assert params == 4 * 64**2 + 4 * 64 and mults == layer_cost(1)[1]            # даром
     assert attn_bytes == heads_count * 64 * 64 * 8                                  # (N, h, T, T) float64
 print(f"одна матрица T × T float64 при T = 100 000: {100_000**2 * 8 / 1e9:.0f} ГБ")
-# %% [markdown]
+
 # %% [markdown]
 # Даром — параметры и умножения. Не даром — память под веса и работа softmax: 32 КБ при $h = 1$,
 # 128 КБ при $h = 4$, 512 КБ при $h = 16$, и во столько же раз больше экспонент. Здесь это мелочь
@@ -337,11 +337,11 @@ print(f"векторы слов в первом виджете умножены 
 # %%
 nt.manual_seed(0)
 layer = nt.MultiHeadAttention(d_model=24, num_heads=4)
-x = np.random.default_rng(0).normal(size=(1, len(words), 24))                   # (N, T, D): «векторы слов»
+X_words = np.random.default_rng(0).normal(size=(1, len(words), 24))             # (N, T, D): «векторы слов»
 for scale in (1, WORD_SCALE):
     with nt.no_grad():
-        spread = layer.scores(scale * x).data.std()                             # разброс q·k / √d_head
-        layer(scale * x)
+        spread = layer.scores(scale * X_words).data.std()                       # разброс q·k / √d_head
+        layer(scale * X_words)
     print(f"x × {scale:g}: разброс оценок {spread:.1f}, средняя энтропия {float(entropy(layer.attn).mean()):.1f} бит")
 
 # %% [markdown]
