@@ -7,6 +7,7 @@
 import numpy as np
 
 from course_lib._checks import check_axis, check_float, check_int, check_mask, check_qkv
+from course_lib.autograd.attention import attention
 from course_lib.autograd.tensor import Tensor, as_tensor
 
 
@@ -90,17 +91,20 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
     scale: множитель оценок, по умолчанию 1/√d_k (scale=1 — «без деления», как в опыте урока 03).
     Возвращает (context (..., T_q, d_v), weights (..., T_q, T_k)).
     Запрос, которому не разрешено смотреть никуда, получает нулевые веса и нулевой context.
+    Считает одной операцией autograd/attention.py — те же шаги, что в уроке 05, только слитые ради скорости.
     """
     plain = not any(isinstance(t, Tensor) for t in (q, k, v))
     q, k, v = (as_tensor(t) for t in (q, k, v))
     check_qkv(q, k, v)
+    if q.shape[-2] == 0 or k.shape[-2] == 0:
+        raise ValueError(f"scaled_dot_product_attention: пустая последовательность (T = 0): q {q.shape}, k {k.shape} — "
+                         "нет ни одной оценки, нечего превращать в веса")
     if scale is None:
         scale = 1 / np.sqrt(q.shape[-1])                     # 1/√d_k
-    scores = (q * scale) @ k.swapaxes(-1, -2)               # (..., T_q, T_k); масштабируем q: это дешевле, чем scores
     if mask is not None:
-        scores = scores.masked_fill(~check_mask(mask, scores.shape), -np.inf)
-    weights = softmax(scores, axis=-1)                      # (..., T_q, T_k), строки в сумме 1
-    context = weights @ v                                   # (..., T_q, d_v)
+        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+        mask = check_mask(mask, batch + (q.shape[-2], k.shape[-2]))
+    context, weights = attention(q, k, v, mask, scale)     # (..., T_q, d_v), (..., T_q, T_k)
     return (context.data, weights.data) if plain else (context, weights)
 
 

@@ -1,7 +1,7 @@
 """Движок: тензор с автоградом (урок 03 и дальше). Единственное место, где пишут `_backward`.
 
 `tensor.py` — Tensor, арифметика и backward, `shape_ops.py` — операции над формой,
-`reductions.py` — sum, mean, max,
+`reductions.py` — sum, mean, max, `attention.py` — внимание одной операцией (ради скорости),
 `_matmul.py` — как одним вызовом BLAS умножить пачку матриц на одну.
 """
 
