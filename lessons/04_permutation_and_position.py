@@ -25,7 +25,12 @@
 # - поймём почему — одной строчкой алгебры с матрицей перестановки $P$;
 # - увидим, что для внимания «мать любит дочь» и «дочь любит мать» — одно и то же;
 # - починим это позиционными кодировками: синусоидальными («Attention Is All You Need»)
-#   и обучаемыми (как в GPT-2).
+#   и обучаемыми (как в GPT-2);
+# - разберём, почему позицию *прибавляют* к вектору слова, а не приписывают сбоку, и проверим,
+#   не портит ли сложение смысл слова;
+# - наконец разведём два «the» из урока 02.
+#
+# Термины — в [глоссарии](glossary.md), формы массивов — в [шпаргалке по формам](shapes.md).
 
 # %% [markdown]
 # ## Переставим слова
@@ -33,6 +38,11 @@
 # Возьмём слой `MultiHeadAttention` со случайными весами и маленькую таблицу эмбеддингов:
 # у каждого слова свой вектор, как в уроке 01. Функция `embed` превращает слова в матрицу
 # $X$ формы $(T, d_\text{model})$.
+#
+# `num_heads=2` значит, что внутри слоя два внимания урока 03 работают параллельно — две
+# **головы**, у каждой свои $W_Q, W_K, W_V$ и своя матрица весов $(T, T)$. Поэтому веса слоя
+# лежат в `mha.attn` формой $(h, T, T)$ (и ещё ось батча впереди) — по матрице на голову.
+# Зачем голов несколько — урок 06; сегодня всё сказанное верно для каждой головы отдельно.
 
 # %%
 import matplotlib.pyplot as plt
@@ -89,17 +99,21 @@ assert np.allclose(out_perm, out[perm])
 
 # %%
 shuffled = [tokens[i] for i in perm]
+top = weights[0].max()                                   # общая шкала трёх картинок: от 0 до наибольшего веса
+print(f"веса головы 1 от {weights[0].min():.2f} до {top:.2f}; поровну было бы 1/{len(tokens)} = {1 / len(tokens):.2f}")
 fig, axes = plt.subplots(1, 3, figsize=(12, 4), layout="constrained")
-vis.heatmap(weights[0], tokens, tokens, title="исходный порядок", ax=axes[0], colorbar=False)
-vis.heatmap(weights_perm[0], shuffled, shuffled, title="новый порядок", ax=axes[1], colorbar=False)
-vis.heatmap(weights[0][perm][:, perm], shuffled, shuffled, title="исходные веса, переставленные", ax=axes[2])
+vis.heatmap(weights[0], tokens, tokens, title="исходный порядок", ax=axes[0], colorbar=False, vmax=top)
+vis.heatmap(weights_perm[0], shuffled, shuffled, title="новый порядок", ax=axes[1], colorbar=False, vmax=top)
+vis.heatmap(weights[0][perm][:, perm], shuffled, shuffled, title="исходные веса, переставленные", ax=axes[2], vmax=top)
 fig.suptitle("Веса головы 1: перестановка только переносит клетки")
 plt.show()
 print("веса всех голов переехали вместе со словами:", np.allclose(weights_perm, weights[:, perm][:, :, perm]))
 assert np.allclose(weights_perm, weights[:, perm][:, :, perm])
 
 # %% [markdown]
-# Средняя и правая картинки совпадают клетка в клетку: «кот» смотрит на «коврик» с тем же
+# Веса случайного слоя почти ровные, поэтому шкала цвета здесь — от 0 до самого большого веса,
+# а не до 1: на шкале 0–1 все клетки были бы одного тёмного цвета. Сравнивайте узор клеток:
+# средняя и правая картинки совпадают клетка в клетку — «кот» смотрит на «коврик» с тем же
 # весом, где бы они ни стояли.
 
 # %% [markdown]
@@ -199,7 +213,7 @@ for column in (2, 10, 24, 60):
 right.set_title("Чем правее столбец, тем медленнее он меняется")
 right.set_xlabel("позиция t")
 right.set_ylabel("значение")
-right.legend()
+right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncols=4)   # под графиком: не закрывает кривые
 plt.show()
 
 # %% [markdown]
@@ -218,6 +232,78 @@ for k in (1, 3, 10):
     dots = (PE[:-k] * PE[k:]).sum(axis=1)                # PE_t · PE_{t+k} для всех t
     print(f"k = {k:>2}: PE_t · PE_(t+k) = {dots[0]:.3f}, одно и то же для всех t: {np.allclose(dots, dots[0])}")
     assert np.allclose(dots, dots[0])
+
+# %% [markdown]
+# ## Почему прибавить, а не приписать сбоку?
+#
+# Можно было бы не складывать, а склеить: $[x;\, PE_t]$ — вектор слова, за ним вектор позиции
+# (конкатенация). Тогда слово и позиция точно не смешаются. Но вектор станет длиннее, а с ним
+# и все матрицы слоя. Сложение оставляет ширину $d_\text{model}$ — и при этом склейку не
+# запрещает: склейка — это частный случай сложения, когда слово и позиция занимают разные координаты.
+
+# %%
+word = np.array([0.9, -0.3, 0.4, 0.1])                   # вектор слова, 4 числа
+position = sinusoidal_encoding(8, 4)[5]                  # вектор позиции 5, тоже 4 числа
+glued = np.concatenate([word, position])                 # склейка: (8,)
+added = np.concatenate([word, np.zeros(4)]) + np.concatenate([np.zeros(4), position])
+print("[слово; позиция] == [слово; 0] + [0; позиция]:", np.allclose(glued, added))
+
+# %% [markdown]
+# Так что сложение ничего не отнимает: если модели выгодно держать слово и позицию порознь,
+# обучение может разложить их по разным направлениям. Но пока они *не* разложены — не портит ли
+# сумма смысл слова? Проверим на статических векторах урока 01 (русский корпус, 16 чисел на
+# слово): прибавим к слову кодировку позиции и посмотрим на его пять ближайших соседей.
+
+# %%
+from course_lib.props.embeddings import load_corpus, load_sections, train_static_embeddings, word_topics
+
+static = train_static_embeddings(load_corpus("ru"))                      # (V, 16), урок 01
+PE_16 = sinusoidal_encoding(50, static.dim)                              # (50, 16)
+print(f"длина вектора слова — обычно {np.median(np.linalg.norm(static.vectors, axis=1)):.1f},"
+      f" вектора позиции — {np.linalg.norm(PE_16[0]):.1f}")
+print("река:       ", ", ".join(w for w, _ in static.nearest("река", 5)))
+print("река + PE_5:", ", ".join(w for w, _ in static.nearest(static.vector("река") + PE_16[5], 5, exclude=("река",))))
+
+# %% [markdown]
+# Соседи перетасовались, но почти все остались речными. Проверим это на всём словаре: для
+# каждого однозначного слова (из одной темы корпуса, как в уроке 01) — сколько прежних соседей
+# осталось и сколько новых из той же темы. И то же в 64 измерениях.
+
+# %%
+topic_of = word_topics(load_sections("ru"))                              # {однозначное слово: тема}
+
+
+def neighbours_after_shift(emb, shift, k=5):
+    """Доля прежних k соседей у «слово + shift» и доля соседей из темы слова (по однозначным словам)."""
+    words = [w for w in emb.vocab if w in topic_of]
+    kept = same = 0
+    for word in words:
+        before = {w for w, _ in emb.nearest(word, k)}
+        after = [w for w, _ in emb.nearest(emb.vector(word) + shift, k, exclude=(word,))]
+        kept += len(before & set(after))
+        same += sum(topic_of.get(w) == topic_of[word] for w in after)
+    return kept / (k * len(words)), same / (k * len(words))
+
+
+# %%
+words = [w for w in static.vocab if w in topic_of]
+chance = sum(sum(topic_of[v] == topic_of[w] for v in words) - 1 for w in words) / (len(words) * (len(static) - 1))
+print(f"случайное другое слово словаря было бы из той же темы в {chance:.0%} случаев")
+for dim in (16, 64):
+    emb = static if dim == 16 else train_static_embeddings(load_corpus("ru"), dim=dim)
+    PE_dim = sinusoidal_encoding(50, dim)                                # (50, dim)
+    print(f"dim = {dim}: без позиции соседей из той же темы {neighbours_after_shift(emb, np.zeros(dim))[1]:.0%}")
+    for t in (1, 5, 20, 49):
+        kept, same = neighbours_after_shift(emb, PE_dim[t])
+        print(f"   + PE_{t:<2}: прежних соседей {kept:.0%}, из той же темы {same:.0%}")
+
+# %% [markdown]
+# Сложение перетасовывает соседей: в 16 измерениях остаётся чуть больше половины прежних,
+# в 64 — около трёх четвертей (чем больше измерений, тем меньше вектор позиции мешает словам).
+# Но смысл почти не теряется: из той же темы по-прежнему 83–89 % соседей против 89–92 % без
+# позиции — а случайное слово попало бы в тему лишь в каждом пятом случае. Слово после
+# сложения узнаваемо — и это без всякого обучения; в настоящей модели таблица эмбеддингов
+# учится вместе с позициями.
 
 # %% [markdown]
 # ## С позициями перестановка ломается
@@ -249,6 +335,35 @@ for word in a:
     diff = np.abs(attend_with_positions(a)[a.index(word)] - attend_with_positions(b)[b.index(word)]).max()
     print(f"«{word}»: выход в двух фразах отличается на {diff:.3f}")
     assert diff > 0.01
+
+# %% [markdown]
+# ### Два «the» из урока 02
+#
+# В уроке 02 самовнимание на "the cat sat on the mat" дало двум "the" одинаковые веса и
+# одинаковые выходы: слово одно, а где оно стоит, вниманию никто не сказал. Те же векторы слов,
+# та же функция — только теперь с позициями:
+
+# %%
+english = ["the", "cat", "sat", "on", "the", "mat"]
+meaning = {"cat": [1, 0, 0, 0], "sat": [0, 1, 0, 0], "on": [0, 0, 1, 0], "mat": [0, 0, 0, 1],
+           "the": [0.5, 0, 0, 0.5]}                                      # как в уроке 02
+X_en = np.array([meaning[w] for w in english], dtype=float)             # (T, d) = (6, 4)
+PE_en = sinusoidal_encoding(6, 4)                                        # (T, d) = (6, 4)
+for name, X_in in [("без позиций", X_en), ("с позициями", X_en + PE_en)]:
+    context_en, weights_en = nt.scaled_dot_product_attention(X_in, X_in, X_in)
+    print(f"{name}: выходы двух the одинаковы? {np.allclose(context_en[0], context_en[4])}")
+    for i in (0, 4):
+        print(f"   the на месте {i}:", ", ".join(f"{w} {x:.2f}" for w, x in zip(english, weights_en[i])))
+assert weights_en[0, 1] > weights_en[0, 5] and weights_en[4, 5] > weights_en[4, 1]
+print(f"PE_0·PE_1 = {PE_en[0] @ PE_en[1]:.2f} > PE_0·PE_5 = {PE_en[0] @ PE_en[5]:.2f};"
+      f"  PE_4·PE_5 = {PE_en[4] @ PE_en[5]:.2f} > PE_4·PE_1 = {PE_en[4] @ PE_en[1]:.2f}")
+
+# %% [markdown]
+# С позициями два "the" наконец разные. И даже без обучения каждый чуть больше смотрит на своё
+# существительное: первый — на "cat" больше, чем на "mat", второй — на "mat" намного больше, чем
+# на "cat". Это заслуга соседства: вектор позиции соседа похож на свой больше, чем вектор
+# дальнего слова (последняя строка). Чтобы артикль смотрел именно на своё существительное, нужны
+# обученные $W_Q, W_K$ — но теперь у обучения есть за что зацепиться.
 
 # %% [markdown]
 # ## Обучаемые позиции
@@ -319,13 +434,16 @@ def permutation_matrix(order):
 
 check_permutation_matrix(permutation_matrix)
 
+# %% [markdown]
+# Решение — под своим именем, чтобы ваша `permutation_matrix` и её проверка остались вашими:
+
 # %% jupyter={"source_hidden": true}
-# Решение: строка i матрицы P — единичный вектор e_order[i], он выбирает из X строку order[i].
-def permutation_matrix(order):
+# Строка i матрицы P — единичный вектор e_order[i], он выбирает из X строку order[i].
+def permutation_matrix_solution(order):
     return np.eye(len(order))[order]
 
 
-check_permutation_matrix(permutation_matrix)
+check_permutation_matrix(permutation_matrix_solution)
 
 # %% [markdown]
 # ## Упражнение 2. Докажите эквивариантность числом
@@ -341,21 +459,25 @@ def equivariance_gap(f, X, order):
 
 check_equivariance_gap(equivariance_gap)
 
+# %% [markdown]
+# Решение:
+
 # %% jupyter={"source_hidden": true}
-# Решение: f от переставленного входа против переставленного выхода f.
-def equivariance_gap(f, X, order):
+# f от переставленного входа против переставленного выхода f.
+def equivariance_gap_solution(f, X, order):
     return np.abs(f(X[order]) - f(X)[order]).max()
 
 
-check_equivariance_gap(equivariance_gap)
+check_equivariance_gap(equivariance_gap_solution)
 
 # %% [markdown]
-# С готовой функцией — оба случая этого урока одной строкой:
+# С готовой функцией — оба случая этого урока одной строкой (здесь стоит решение; когда
+# заработает ваша `equivariance_gap`, подставьте её):
 
 # %%
 X = embed(tokens)
-without = equivariance_gap(attend, X, perm)
-with_positions = equivariance_gap(lambda X: attend(X + sinusoidal_encoding(len(X), d_model)), X, perm)
+without = equivariance_gap_solution(attend, X, perm)
+with_positions = equivariance_gap_solution(lambda X: attend(X + sinusoidal_encoding(len(X), d_model)), X, perm)
 print(f"без позиций: {'< 1e-12' if without < 1e-12 else without};  с позициями: {with_positions:.3f}")
 
 # %% [markdown]
@@ -366,7 +488,10 @@ print(f"без позиций: {'< 1e-12' if without < 1e-12 else without};  с 
 # - Причина — одна строчка алгебры: $\text{softmax}(PSP^\top)PV = P\,\text{softmax}(S)\,V$,
 #   потому что softmax считается по строкам, а $P^\top P = I$.
 # - Поэтому «мать любит дочь» и «дочь любит мать» для голого внимания неразличимы.
-# - Позиционные кодировки $X + PE$ сообщают место токена и ломают эту симметрию.
+# - Позиционные кодировки $X + PE$ сообщают место токена и ломают эту симметрию: два «the» из
+#   урока 02 наконец получают разные выходы.
+# - Позицию прибавляют, а не приписывают: ширина та же, а склейка — частный случай суммы.
+#   Смысл слова сложение почти не портит: соседи перетасовываются, но остаются из той же темы.
 #   Синусоидальные считаются формулой для любой длины; обучаемые — таблица `Embedding(T_max, d_model)`,
 #   которая кончается на `T_max`.
 #
