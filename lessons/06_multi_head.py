@@ -293,6 +293,8 @@ heads_explorer(heads=4)
 # То, что показывает виджет, в числах:
 
 # %%
+from course_lib.widgets.heads import heads_view                 # чистая функция виджета: ползунок -> веса
+
 for heads_count in range(1, 9):
     view = heads_view(heads_count)
     note = f"  ← {heads_count} не делит 24, показано h = {view.heads}" if view.message else ""
@@ -317,6 +319,7 @@ attention_explorer(sentence=" ".join(words), heads=4)
 
 # %%
 from course_lib.functional import entropy
+from course_lib.widgets.explorer import attention_view
 from course_lib.widgets.heads import WORD_SCALE
 
 sharp = heads_view(4).weights                                                   # (h, T, T), первый виджет

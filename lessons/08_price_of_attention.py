@@ -423,6 +423,8 @@ online_softmax_explorer(block_size=6, step=1)
 # То же в числах: при любом размере блока после последнего шага веса совпадают с softmax.
 
 # %%
+from course_lib.widgets.efficient import online_softmax_view    # чистая функция виджета: ползунки -> картинка
+
 for block_size in [1, 5, 6, 24]:
     view = online_softmax_view(block_size, step=100)                   # шаг за пределами — покажет последний
     print(f"блок {block_size:>2}: {view.n_blocks:>2} шагов, m = {view.m_history[-1]:.2f}, "
