@@ -269,14 +269,17 @@ Q_en = 3.0 * np.array([meaning[w] for w in english])      # (T_q, d_k) = (6, 4) 
 print("Q:", Q_en.shape, " K:", K_ru.shape, " V:", V_ru.shape)
 
 # %% [markdown]
+# Запросы сложены в матрицу по строкам: $Q$ формы $(T_q, d_k)$ — $T_q = 6$ слов перевода по
+# $d_k = 4$ числа; ключи $K$ — $(T_k, d_k)$, значения $V$ — $(T_k, d_v)$.
 # Посчитаем внимание библиотечной функцией `nt.scaled_dot_product_attention(Q, K, V)`.
 # Она делает ровно наши три шага для всех запросов сразу, только оценки перед softmax
-# делит на $\sqrt{d_k}$ — это та же температура, $\tau = \sqrt{d_k}$. Зачем именно она — в уроке 03.
+# делит на $\sqrt{d_k}$ — это та же температура, $\tau = \sqrt{d_k} = 2$. Зачем именно она — в уроке 03.
 
 # %%
 context, weights_x = nt.scaled_dot_product_attention(Q_en, K_ru, V_ru)
 print("веса:", weights_x.shape, "= (T_q, T_k);  выход:", context.shape, "= (T_q, d_v)")
 print("строки весов в сумме 1:", np.allclose(weights_x.sum(axis=1), 1))
+print("то же, что softmax(Q Kᵀ / τ) при τ = √d_k = 2:", np.allclose(weights_x, nt.softmax(Q_en @ K_ru.T / 2)))
 for word, row in zip(english, weights_x):
     print(f"{word:>4}:", ",  ".join(f"{ru} {w:.2f}" for ru, w in zip(russian, row)))
 
