@@ -10,6 +10,7 @@ import collections
 import json
 import pathlib
 import re
+import sys
 
 import pytest
 
@@ -148,3 +149,18 @@ def test_lesson_markdown_reads_only_markdown_cells(tmp_path):
                       encoding="utf-8")
     assert [t for t, _ in broken_links(lesson)] == ["nowhere.md"]
     assert anchors(lesson) == {"раздел"}
+
+
+def test_links_resolve_in_the_learners_copy(tmp_path):
+    """`make lab` открывает копию work/: ссылки уроков на глоссарий и шпаргалку должны работать и там."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import workspace
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    work = tmp_path / "work"
+    workspace.prepare(work, LESSONS)
+    notebooks = sorted(work.glob("[0-9][0-9]_*.ipynb"))
+    assert notebooks and (work / "glossary.md").exists() and (work / "shapes.md").exists()
+    problems = {p.name: broken_links(p) for p in [*notebooks, work / "glossary.md", work / "shapes.md"]}
+    assert not any(problems.values()), f"в work/ битые ссылки: { {k: v for k, v in problems.items() if v} }"

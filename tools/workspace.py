@@ -43,6 +43,8 @@ def prepare(work=WORK, source=LESSONS):
         if not target.exists():
             shutil.copy2(lesson, target)
             copied.append(target)
+    for page in sorted(pathlib.Path(source).glob("*.md")):    # глоссарий и шпаргалка: на них ссылаются уроки
+        shutil.copy2(page, work / page.name)                  # справочные страницы, не уроки: всегда свежие
     return copied
 
 
