@@ -13,6 +13,7 @@ import numpy as np
 from course_lib.functional import softmax
 from course_lib.autograd.tensor import no_grad
 from course_lib.nn import Embedding, Linear, Module, MultiHeadAttention
+from course_lib.props.generation import generate_with_cache
 
 VOCAB = 32                       # случайные токены 0…31
 BOS = VOCAB                      # номер 32 — «начало последовательности»; всего токенов VOCAB + 1
@@ -75,6 +76,10 @@ class AttentionOnly(Module):
     def forward(self, x):
         return x + self.attn(x)                       # (N, T, D) -> (N, T, D)
 
+    def step(self, x_new, cache):
+        """То же для новых токенов при генерации: k и v прошлых — из cache (KVCache)."""
+        return x_new + self.attn.step(x_new, cache)   # (N, n, D) -> (N, n, D)
+
 
 class TinyLM(Module):
     """Маленькая языковая модель: эмбеддинги токена и позиции -> стопка блоков -> unembedding (урок 09).
@@ -83,12 +88,11 @@ class TinyLM(Module):
     blocks — список слоёв (N, T, D) -> (N, T, D), у каждого внимание в `.attn`.
     """
 
-    def __init__(self, blocks, d_model, vocab_size=VOCAB + 1, max_len=MAX_LEN, final_norm=None):
+    def __init__(self, blocks, d_model, vocab_size=VOCAB + 1, max_len=MAX_LEN):
         self.vocab_size, self.max_len = vocab_size, max_len
         self.tokens = Embedding(vocab_size, d_model)
         self.positions = Embedding(max_len, d_model)
         self.blocks = list(blocks)
-        self.final_norm = final_norm
         self.unembed = Linear(d_model, vocab_size)
 
     def forward(self, ids):
@@ -97,9 +101,22 @@ class TinyLM(Module):
         x = self.tokens(ids) + self.positions(np.arange(T))      # (N, T, D)
         for block in self.blocks:
             x = block(x)                                         # (N, T, D) -> (N, T, D)
-        if self.final_norm is not None:
-            x = self.final_norm(x)
         return self.unembed(x)                                   # (N, T, D) -> (N, T, vocab_size)
+
+    def step(self, ids, caches):
+        """Один новый токен в каждой последовательности: ids (N,) -> logits (N, vocab_size).
+
+        caches — по KVCache на слой (`new_cache`); прошлые токены не пересчитываются (урок 08).
+        """
+        t = caches[0].length                                     # позиция нового токена
+        x = self.tokens(np.asarray(ids)[:, None]) + self.positions(np.array([t]))   # (N, 1, D)
+        for block, cache in zip(self.blocks, caches):
+            x = block.step(x, cache)                             # (N, 1, D): k и v нового токена — в кэш
+        return self.unembed(x)[:, 0]                             # (N, 1, vocab_size) -> (N, vocab_size)
+
+    def new_cache(self, N):
+        """Пустые кэши всех слоёв: N последовательностей по max_len токенов."""
+        return [block.attn.new_cache(N, self.max_len) for block in self.blocks]
 
     def weights(self):
         """Веса внимания последнего прохода: (N, layers, h, T, T)."""
@@ -118,6 +135,20 @@ class TinyLM(Module):
 def attention_only(num_layers=2, d_model=32, num_heads=2):
     """Модель опыта: num_layers слоёв x + MHA(x), без LayerNorm и FFN."""
     return TinyLM([AttentionOnly(d_model, num_heads) for _ in range(num_layers)], d_model)
+
+
+def copy_accuracy(model, N, length, seed):
+    """Доля верно дописанных токенов: модель видит BOS, блок из length разных токенов и первый токен
+    повтора и жадно дописывает остальные length − 1 с KV-кэшем; сравниваем с блоком.
+
+    Токены в блоке разные: если токен встречается в блоке дважды, правило «возьми тот, что шёл
+    за ним в прошлый раз» неоднозначно.
+    """
+    rng = np.random.default_rng(seed)
+    block = np.argsort(rng.random((N, VOCAB)), axis=1)[:, :length]          # (N, L): без повторов
+    prompt = np.concatenate([np.full((N, 1), BOS), block, block[:, :1]], axis=1)   # (N, L + 2)
+    out, _ = generate_with_cache(model, prompt, steps=length - 1)
+    return float((out[:, length + 2:] == block[:, 1:]).mean())
 
 
 def ablate(model, heads):

@@ -10,7 +10,7 @@ from threadpoolctl import threadpool_limits
 
 from course_lib.autograd.tensor import no_grad
 from course_lib.functional import cross_entropy
-from course_lib.props.induction import LENGTHS, copy_losses, random_batch, repeated_blocks
+from course_lib.props.induction import LENGTHS, VOCAB, copy_losses, random_batch, repeated_blocks
 from course_lib.props.training import train
 
 EVAL_SEED = 2026                 # проверочные последовательности: их модель не видела ни на одном шаге
@@ -56,6 +56,20 @@ def train_induction(model, steps, seed, lr=1e-2, batch=32, lengths=LENGTHS, prob
         history = train(model, loss_fn, steps, lr=lr, probe=probe, snapshot_every=snapshot_every)
     return InductionHistory(history.losses, np.array(first), np.array(second),
                             history.snapshot_steps, history.snapshots)
+
+
+def smooth(values, window=25):
+    """Скользящее среднее по window шагам (в начале — по тем, что уже есть): (steps,) -> (steps,)."""
+    values = np.asarray(values, dtype=float)
+    sums = np.cumsum(np.concatenate([[0.0], values]))
+    start = np.maximum(np.arange(1, len(values) + 1) - window, 0)
+    return (sums[1:] - sums[start]) / (np.arange(1, len(values) + 1) - start)
+
+
+def phase_change_step(second, window=25):
+    """Шаг фазового перехода: где сглаженный loss второй копии впервые ниже ln(VOCAB) / 2 (или None)."""
+    below = np.flatnonzero(smooth(second, window) < np.log(VOCAB) / 2)
+    return int(below[0]) + 1 if below.size else None
 
 
 def previous_token_scores(weights):
