@@ -71,7 +71,7 @@ class RelationsReport:
 
 
 def relations_report(model, data):
-    """Точность на data (RelationsData) и где смотрят головы; считывание выдаёт 2K чисел (см. relations_loss)."""
+    """Точность на data (RelationsData) и где смотрят головы; выходной слой выдаёт 2K чисел (см. relations_loss)."""
     with no_grad():
         first_logits, previous_logits = relations_logits(model, data)   # (N, T−1, K) каждая
     right = (first_logits.data.argmax(-1) == data.first) & (previous_logits.data.argmax(-1) == data.previous)
