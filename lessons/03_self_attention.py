@@ -349,6 +349,8 @@ centres = {topic: np.mean([emb_en.vector(w) / np.linalg.norm(emb_en.vector(w)) f
                            if topic_of.get(w) == topic], axis=0) for topic in ("animal", "chemistry", "medicine")}
 phrases = {"animal": "american shrew mole", "chemistry": "one mole of carbon dioxide",
            "medicine": "take a biopsy of the mole"}
+
+# %%
 print(f"{'':>28}" + "".join(f"{topic:>11}" for topic in centres))
 print(f"{'mole без контекста':>28}" + "".join(f"{emb_en.cosine('mole', c):>11.2f}" for c in centres.values()))
 for sense, phrase in phrases.items():

@@ -374,6 +374,7 @@ print(f"PE_0·PE_1 = {PE_en[0] @ PE_en[1]:.2f} > PE_0·PE_5 = {PE_en[0] @ PE_en[
 
 # %%
 T_max = 16
+nt.manual_seed(1)
 positions = nt.Embedding(T_max, d_model)                 # (T_max, d_model): по вектору на место
 X = embed(tokens)
 learned = positions(np.arange(len(tokens))).data         # (T, d_model): места 0…T−1

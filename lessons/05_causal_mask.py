@@ -231,6 +231,7 @@ def embed(words):
 # %%
 changed = tokens[:-1] + ["leap"]                         # Your journey starts with one leap
 for is_causal in (True, False):
+    nt.manual_seed(0)                                    # одни и те же веса в обоих слоях: разница только в маске
     mha = nt.MultiHeadAttention(d_model, num_heads=2, causal=is_causal)
     before, after = mha(embed(tokens)[None]).data[0], mha(embed(changed)[None]).data[0]   # (T, d_model)
     diffs = np.abs(after - before).max(axis=1)           # (T,): насколько изменился выход каждого токена
