@@ -153,6 +153,7 @@ for topic in ["финансы", "река"]:
 # %%
 emb = train_static_embeddings(corpus, dim=16, window=3, min_count=2)
 print(emb, "— словарь из V слов, у каждого вектор из dim чисел")
+print(f"слов {len(emb)} из {len(vocab)}: без служебных и без встреченных лишь раз (по одной встрече соседей не узнать)")
 print("вектор «банк»:", np.round(emb.vector("банк")[:4], 2), "… всего", emb.vector("банк").shape, "чисел")
 
 # %% [markdown]
