@@ -42,12 +42,13 @@ def bank_training():
 def widgets_of_the_course():
     """Имя -> фабрика виджета с теми же аргументами, что в уроках."""
     from course_lib.props.embeddings import load_corpus, train_static_embeddings
+    from course_lib.widgets.soft_search import CATALOGUE_KEYS, CATALOGUE_LABELS
 
     six = "кот сел на тёплый коврик и долго смотрел в окно"
     return {
         "00 temperature_heatmap": W.temperature_heatmap,
         "01 embeddings_explorer": lambda: W.embeddings_explorer(train_static_embeddings(load_corpus("ru"))),
-        "02 softmax_explorer": lambda: W.softmax_explorer([2.0, 1.0, 0.5, 0.1, -1.0], ["a", "b", "c", "d", "e"]),
+        "02 softmax_explorer": lambda: W.softmax_explorer(CATALOGUE_KEYS @ [0.0, 4.0], CATALOGUE_LABELS),
         "02 soft_search_explorer": W.soft_search_explorer,
         "03 scaling_explorer": lambda: W.scaling_explorer(d_k=64, scaled=False),
         "03 attention_explorer": lambda: W.attention_explorer(sentence=six, d_k=8, heads=1),

@@ -76,11 +76,12 @@ def head_grid(h, ncols=4):
     return -(-h // cols), cols
 
 
-def heads(weights, tokens, title=None, axes=None, mask=None, ncols=4, cax=None):
-    """Веса всех голов (h, T, T) — по панели на голову, одна шкала 0…1 и один цветовой столбик.
+def heads(weights, tokens, title=None, axes=None, mask=None, ncols=4, cax=None, vmax=1.0):
+    """Веса всех голов (h, T, T) — по панели на голову, одна шкала 0…vmax и один цветовой столбик.
 
     Подписи ключей — под каждой панелью, подписи запросов — только у левых панелей.
     cax — готовые оси для цветового столбика (иначе он отнимает место у панелей).
+    vmax < 1 растягивает шкалу, когда веса почти ровные (случайные веса: все около 1/T).
     """
     weights = _as_array(weights)
     if weights.ndim == 4 and weights.shape[0] == 1:
@@ -101,17 +102,18 @@ def heads(weights, tokens, title=None, axes=None, mask=None, ncols=4, cax=None):
         raise ValueError(f"heads: осей {len(axes)}, а голов {h} — нужно не меньше")
     for i, ax in enumerate(axes[:h]):
         heatmap(weights[i], tokens, tokens if i % cols == 0 else None, title=f"голова {i + 1}",
-                ax=ax, mask=mask, colorbar=False)
+                ax=ax, mask=mask, colorbar=False, vmax=vmax)
         ax.set_xlabel("")
         ax.set_ylabel("запрос" if i % cols == 0 else "")
         if i % cols:
             ax.set_yticks([])
     for ax in axes[h:]:
         ax.set_visible(False)
+    extend = "max" if vmax < 1 else "neither"             # стрелка: выше vmax — тот же жёлтый
     if cax is not None:
-        fig.colorbar(axes[0].images[0], cax=cax, label="вес")
+        fig.colorbar(axes[0].images[0], cax=cax, label="вес", extend=extend)
     else:
-        fig.colorbar(axes[0].images[0], ax=axes[:h], shrink=0.8, label="вес")
+        fig.colorbar(axes[0].images[0], ax=axes[:h], shrink=0.8, label="вес", extend=extend)
     if title:
         fig.suptitle(title)
     return fig

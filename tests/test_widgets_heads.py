@@ -29,7 +29,7 @@ def test_grid_of_slider_values_draws_and_holds_invariants():
         panels = [ax for ax in live.fig.axes if ax.images and ax.get_title().startswith("голова")]
         assert len(panels) == view.heads
         assert panels[-1].get_title().endswith(str(D_MODEL - 1))          # последняя голова берёт последние столбцы
-        assert f"d_head = {D_MODEL} / {view.heads} = {view.d_head}" in live.fig._suptitle.get_text()
+        assert f"d_head = {D_MODEL} / {view.heads} = {view.d_head}" in live.painter.headline.get_text()
 
 
 @pytest.mark.parametrize("heads, shown", [(5, 4), (7, 6), (0, 1), (-3, 1), (100, 24)])

@@ -64,3 +64,11 @@ def attention_weights(model, X, causal, scaled):
 def divisors(n):
     """Делители n по возрастанию: столько голов и можно взять при d_model = n."""
     return [h for h in range(1, n + 1) if n % h == 0]
+
+
+def check_vmax(vmax, where):
+    """Верх цветовой шкалы весов: число из (0, 1]."""
+    if isinstance(vmax, bool) or not isinstance(vmax, (int, float, np.floating, np.integer)) or not 0 < vmax <= 1:
+        raise ValueError(f"{where}: vmax — верх цветовой шкалы весов, число от 0 (не включая) до 1, а пришло {vmax!r}. "
+                         "Для почти ровных весов подойдёт, например, vmax=0.3")
+    return float(vmax)

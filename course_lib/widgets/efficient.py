@@ -1,7 +1,7 @@
 """Цена внимания (урок 08): online softmax блок за блоком и локальное окно.
 
 - `online_softmax_explorer` — размер блока и «сколько блоков обработано»: бегущий максимум m
-  и бегущая сумма l поправляются, когда приходит блок с оценкой больше прежнего максимума;
+  и бегущая сумма ℓ поправляются, когда приходит блок с оценкой больше прежнего максимума;
 - `local_window_explorer` — размер окна: сколько клеток осталось и какие связи пропали.
 """
 
@@ -36,7 +36,7 @@ class OnlineSoftmaxView(View):
     step: int                  # сколько блоков уже прочитано, 1…n_blocks
     n_blocks: int
     m_history: np.ndarray      # (n_blocks,) бегущий максимум после каждого блока
-    l_history: np.ndarray      # (n_blocks,) бегущая сумма после каждого блока
+    l_history: np.ndarray      # (n_blocks,) бегущая сумма ℓ после каждого блока
     corrections: np.ndarray    # (n_blocks,) поправка exp(m_old − m_new) на каждом блоке
     weights_so_far: np.ndarray  # (N_KEYS,) exp(s − m) / l по прочитанным ключам, 0 — по остальным
     weights: np.ndarray        # (N_KEYS,) настоящий softmax всей строки
@@ -97,7 +97,7 @@ class OnlineSoftmaxPainter(Painter):
         scores_ax.set_ylabel("оценка s_j")
         scores_ax.set_ylim(min(view.scores.min(), 0) - 0.5, view.scores.max() + 1)
 
-        self.weight_bars = list(weights_ax.bar(keys, view.weights_so_far, color=vis.BAR_COLOR, label="exp(s_j − m) / l сейчас"))
+        self.weight_bars = list(weights_ax.bar(keys, view.weights_so_far, color=vis.BAR_COLOR, label="exp(s_j − m) / ℓ сейчас"))
         weights_ax.plot(keys, view.weights, "o", color="#a00", ms=4, label="softmax всей строки")
         weights_ax.legend(loc="upper left", fontsize=8)
         weights_ax.set_ylim(0, 1)
@@ -115,9 +115,9 @@ class OnlineSoftmaxPainter(Painter):
         self.l_points, = l_ax.plot(blocks, view.l_history, "o-", color=vis.BAR_COLOR)
         l_ax.set_ylim(0, view.l_history.max() * 1.15)
         l_ax.set_xlabel("прочитано блоков")
-        l_ax.set_ylabel("l = Σ exp(s_j − m)")
-        m_ax.set_title("бегущий максимум m")
-        self.titles = [scores_ax.set_title(" "), weights_ax.set_title(" "), l_ax.set_title(" ")]
+        l_ax.set_ylabel("ℓ = Σ exp(s_j − m)")
+        m_ax.set_title("бегущий максимум m\nпосле каждого блока")
+        self.titles = [scores_ax.set_title(" "), weights_ax.set_title(" "), l_ax.set_title(" \n ")]
         return [*self.score_bars, self.m_line, *self.weight_bars, self.m_points, self.l_points, *self.titles]
 
     def refresh(self, view):
@@ -134,7 +134,13 @@ class OnlineSoftmaxPainter(Painter):
         correction = view.corrections[view.step - 1]
         self.titles[0].set_text(f"блок {view.step} из {view.n_blocks} (жёлтый): m = {m_now:.2f}")
         self.titles[1].set_text(f"веса по {seen} прочитанным ключам из {N_KEYS}")
-        self.titles[2].set_text(f"l = {l_now:.3f}; старое l × exp(m_old − m_new) = × {correction:.3f}")
+        if view.step == 1:
+            fix = "первый блок: поправлять нечего"
+        elif correction == 1:
+            fix = "m не вырос: ℓ × 1"
+        else:
+            fix = f"m вырос: ℓ × exp(m_old − m_new) = ℓ × {correction:.3f}"
+        self.titles[2].set_text(f"бегущая сумма ℓ = {l_now:.3f}\n{fix}")
 
 
 class OnlineSoftmaxExplorer(Explorer):
@@ -208,7 +214,7 @@ class LocalWindowPainter(MaskedRowPainter):
 
     def row_title(self, view):
         lost = ", ".join(f"{q}→{k} ({d})" for q, k, d in view.lost) or "нет"
-        return f"куда смотрит «{view.tokens[view.query]}»\nза окном связи: {lost}"
+        return f"куда смотрит «{view.tokens[view.query]}»\nсвязи, отрезанные окном:\n{lost}"
 
 
 def local_window_explorer(window=4, query=9):

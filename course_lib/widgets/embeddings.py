@@ -12,6 +12,7 @@ import numpy as np
 
 from course_lib import vis
 from course_lib.props.embeddings import load_corpus, load_sections, tokenize, train_static_embeddings
+from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
 
@@ -101,18 +102,22 @@ class NeighboursPainter(Painter):
         return len(view.vector), view.scale
 
     def draw(self, fig, view):
-        bar_ax, vector_ax = fig.subplots(2, 1, height_ratios=[3, 1])
+        # Раскладка в дюймах (фигура 7.5 × 5.4): сверху столбики косинусов (ось x — от 0 до 1,
+        # подпись «слово 0.93» — сразу за концом столбика, справа для неё поле), снизу — полоска вектора.
+        grid = layout.Inches(fig, 7.5, 5.4)
+        bar_ax = grid.axes(0.35, 2.15, 5.6, 2.85)
+        vector_ax = grid.axes(0.35, 0.55, 6.3, 0.45)
+        cax = grid.axes(6.8, 0.55, 0.12, 0.45)
         self.bars = list(bar_ax.barh(range(K_MAX), np.zeros(K_MAX), color=vis.BAR_COLOR))
         self.labels = [bar_ax.text(0, i, "", va="center", fontsize=8) for i in range(K_MAX)]
         bar_ax.set_ylim(K_MAX - 0.5, -0.5)                 # самый близкий сосед — сверху
-        bar_ax.set_xlim(-0.05, 1.35)                       # справа — место для подписи «слово 0.93»
-        bar_ax.axvline(0, color="grey", lw=0.5)
+        bar_ax.set_xlim(0, 1)                              # косинус соседа: от 0 до 1
         bar_ax.set_yticks([])
         bar_ax.set_xlabel("косинус с вектором слова")
         self.title = bar_ax.set_title(" ")
         image = vector_ax.imshow(view.vector[None], cmap=vis.SIGNED_CMAP, aspect="auto",
                                  vmin=-view.scale, vmax=view.scale)
-        fig.colorbar(image, ax=vector_ax, fraction=0.046, pad=0.02, label="значение")
+        fig.colorbar(image, cax=cax, label="значение")
         vector_ax.set_yticks([])
         vector_ax.set_xlabel(f"номер координаты (dim = {len(view.vector)})")
         self.image, self.sentence = image, vector_ax.set_title(" \n \n ", fontsize=9)
@@ -122,7 +127,7 @@ class NeighboursPainter(Painter):
         shown = view.neighbours[:K_MAX]
         for i, (bar, label) in enumerate(zip(self.bars, self.labels)):
             word, cosine = shown[i] if i < len(shown) else ("", 0.0)
-            bar.set_width(cosine)
+            bar.set_width(max(cosine, 0.0))               # ось от 0: далёкие (cos < 0) — без столбика
             label.set_x(max(cosine, 0.0) + 0.01)
             label.set_text(f"{word} {cosine:.2f}" if word else "")
         self.title.set_text(f"ближайшие соседи «{view.word}» (одни и те же в любом предложении)")
@@ -163,4 +168,4 @@ def embeddings_explorer(emb=None, words=DEFAULT_WORDS, corpus="ru", k=K):
         "k": widgets.IntSlider(value=min(k, K_MAX), min=1, max=K_MAX, description="соседей", style=style),
     }
     return EmbeddingsExplorer(controls, lambda word, context, k: explorer_view(emb, sections, word, context, k),
-                              NeighboursPainter(), new_figure(7.5, 5.4), sections)
+                              NeighboursPainter(), new_figure(7.5, 5.4, layout=None), sections)

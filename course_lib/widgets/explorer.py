@@ -13,10 +13,11 @@ from matplotlib.patches import Rectangle
 
 from course_lib import vis
 from course_lib.functional import entropy
+from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
-from course_lib.widgets.common import (DEFAULT_SENTENCE, MAX_T, attention_weights, embed_words, random_model,
-                                       tokens_from)
+from course_lib.widgets.common import (DEFAULT_SENTENCE, MAX_T, attention_weights, check_vmax, embed_words,
+                                       random_model, tokens_from)
 
 
 @dataclass
@@ -59,39 +60,38 @@ def attention_view(sentence=DEFAULT_SENTENCE, T=5, d_k=8, heads=2, causal=False,
 
 
 class ExplorerPainter(Painter):
-    """Панель на голову + столбики строки выбранного запроса. Раскладка — (токены, число голов)."""
+    """Панель на голову + столбики строки выбранного запроса. Раскладка — (токены, число голов).
+
+    vmax — верх цветовой шкалы (1 — как везде в курсе; меньше — чтобы разглядеть почти ровные веса).
+    """
+
+    def __init__(self, vmax=1.0):
+        self.vmax = vmax
 
     def layout_key(self, view):
         return tuple(view.tokens), len(view.weights)
 
     def draw(self, fig, view):
         h, T = len(view.weights), len(view.tokens)
-        rows, cols = vis.head_grid(h)
-        size = 9 if T <= 10 else 7 if T <= 20 else 5.5
-        # Раскладка считается здесь, в дюймах, а не движком matplotlib: при смене T или числа
-        # голов фигура строится заново, и автоматическая раскладка удвоила бы это время.
-        labels = 0.6 * size / 72 * max(len(t) for t in view.tokens) + 0.15   # повёрнутые подписи
-        panel, gap, title = 2.3, 0.3, 0.35
-        left, colorbar, bar = 0.45 + labels, 0.9, 1.5
+        size = layout.tick_size(T)
+        rows, cols, panel, row = layout.head_grid(h, T, view.tokens)
+        labels = layout.text_width(view.tokens, size)               # повёрнутые подписи ключей
+        gap, left, colorbar, bar = 0.3, 0.55 + labels, 1.0, 1.5
+        bar_title = layout.lines_height(2)
         width = left + cols * panel + (cols - 1) * gap + colorbar
-        height = rows * (title + panel + labels) + title + bar + labels + 0.1
-        fig.set_size_inches(width, height)
-        fig.set_layout_engine("none")
-
-        def box(x, y, w, h):          # дюймы от левого нижнего угла -> доли фигуры
-            return [x / width, y / height, w / width, h / height]
-
-        head_axes = []
-        for i in range(h):
-            r, c = divmod(i, cols)
-            bottom = height - (r + 1) * (title + panel + labels) + labels
-            head_axes.append(fig.add_axes(box(left + c * (panel + gap), bottom, panel, panel)))
-        cax = fig.add_axes(box(width - colorbar + 0.2, height - title - panel, 0.15, panel))
-        bar_ax = fig.add_axes(box(left, labels + 0.1, width - left - colorbar, bar))
-        vis.heads(view.weights, view.tokens, axes=head_axes, mask=view.mask, ncols=cols, cax=cax)
-        vis.row(view.weights[view.head - 1], view.tokens, view.query, ax=bar_ax, title=" ")
-        for ax in head_axes + [bar_ax]:
+        height = 0.1 + rows * row + bar_title + bar + labels + 0.5
+        grid = layout.Inches(fig, width, height)
+        head_axes = layout.place_heads(grid, h, T, view.tokens, left, height - 0.1, gap)
+        cax = grid.axes(width - colorbar + 0.2, height - 0.1 - row + labels + 0.45, 0.15, panel)
+        bar_ax = grid.axes(left, labels + 0.5, width - left - colorbar, bar)
+        vis.heads(view.weights, view.tokens, axes=head_axes, mask=view.mask, ncols=cols, cax=cax, vmax=self.vmax)
+        vis.row(view.weights[view.head - 1], view.tokens, view.query, ax=bar_ax, title=" \n ")
+        bar_ax.set_xlabel("ключ: на кого смотрим")
+        for i, ax in enumerate(head_axes):
             ax.tick_params(labelsize=size)
+            if i + cols >= h:                                         # нижний ряд панелей
+                ax.set_xlabel("ключ")
+        bar_ax.tick_params(labelsize=size)
         self.images = [ax.images[0] for ax in head_axes]
         self.frames = [ax.add_patch(_row_frame(T)) for ax in head_axes]
         self.bars = list(bar_ax.patches)
@@ -105,13 +105,13 @@ class ExplorerPainter(Painter):
             frame.set_y(view.query - 0.5)
         for bar, weight in zip(self.bars, view.weights[view.head - 1, view.query]):
             bar.set_height(weight)
-        self.bar_title.set_text(f"куда смотрит «{view.tokens[view.query]}» (голова {view.head})")
+        self.bar_title.set_text(f"куда смотрит «{view.tokens[view.query]}» (голова {view.head}):\nего строка — в красной рамке")
 
     def caption(self, view):
         """Числа по головам для строки выбранного запроса — HTML-таблицей под ползунками."""
         cells = "".join(f"<td style='padding:0 10px'>голова {i + 1}: H = {H:.2f} бит, max = {top:.2f}</td>"
                         for i, (H, top) in enumerate(zip(view.entropy, view.peak)))
-        return (f"<b>запрос «{view.tokens[view.query]}»</b> — энтропия строки (0 — смотрит в одну точку, "
+        return (f"<b>запрос «{view.tokens[view.query]}»</b> (его строка — в красной рамке) — энтропия строки (0 — смотрит в одну точку, "
                 f"{np.log2(len(view.tokens)):.2f} — поровну на всех) и наибольший вес:<table><tr>{cells}</tr></table>")
 
 
@@ -139,11 +139,15 @@ class AttentionExplorer(Explorer):
             c["head"].max = c["heads"].value
 
 
-def attention_explorer(sentence=DEFAULT_SENTENCE, d_k=8, heads=2, causal=False, model=None, embed=None, seed=0):
+def attention_explorer(sentence=DEFAULT_SENTENCE, d_k=8, heads=2, causal=False, model=None, embed=None, seed=0,
+                       vmax=1.0):
     """Главный исследователь: веса каждой головы, строка выбранного запроса, энтропия и max по головам.
 
     model — любой MultiHeadAttention (например, обученный в уроке 07), embed(tokens) -> (T, d_model).
+    vmax — верх цветовой шкалы: у случайных весов все клетки около 1/T, и при шкале 0…1 карта
+    ровно-фиолетовая; vmax=0.3 растягивает шкалу, и разница между клетками становится видна.
     """
+    vmax = check_vmax(vmax, "attention_explorer")
     T = _longest_T(sentence)
     if model is not None:
         d_k, heads = model.d_head, model.num_heads
@@ -162,4 +166,4 @@ def attention_explorer(sentence=DEFAULT_SENTENCE, d_k=8, heads=2, causal=False, 
         "head": widgets.IntSlider(value=1, min=1, max=heads, description="голова"),
     }
     view = functools.partial(attention_view, model=model, embed=embed)
-    return AttentionExplorer(controls, view, ExplorerPainter(), new_figure(8, 6, layout=None))
+    return AttentionExplorer(controls, view, ExplorerPainter(vmax), new_figure(8, 6, layout=None))

@@ -10,9 +10,11 @@ import ipywidgets as widgets
 import numpy as np
 
 from course_lib import vis
+from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
-from course_lib.widgets.common import MAX_T, attention_weights, divisors, embed_words, random_model, tokens_from
+from course_lib.widgets.common import (MAX_T, attention_weights, check_vmax, divisors, embed_words, random_model,
+                                       tokens_from)
 
 D_MODEL = 24
 MAX_HEADS = 8
@@ -62,20 +64,30 @@ class HeadsPainter(Painter):
     def layout_key(self, view):
         return tuple(view.tokens), view.heads
 
+    def __init__(self, vmax=1.0):
+        self.vmax = vmax
+
     def draw(self, fig, view):
         h, T = view.heads, len(view.tokens)
-        rows, cols = vis.head_grid(h)
-        fig.set_size_inches(max(6.0, 2.6 * cols + 1.2), 2.8 * rows + 0.9)
-        axes = fig.subplots(rows, cols, squeeze=False).ravel()
-        vis.heads(view.weights, view.tokens, axes=axes, ncols=cols)
-        size = 8 if T <= 12 else 6
-        for i, ax in enumerate(axes[:h]):
+        size = layout.tick_size(T)
+        rows, cols, panel, row = layout.head_grid(h, T, view.tokens)
+        gap, left, colorbar, headline = 0.3, 0.55 + layout.text_width(view.tokens, size), 1.0, layout.lines_height(2, 12)
+        width = max(6.0, left + cols * panel + (cols - 1) * gap + colorbar)
+        height = headline + rows * row + 0.1
+        grid = layout.Inches(fig, width, height)
+        axes = layout.place_heads(grid, h, T, view.tokens, left, height - headline, gap)
+        first_row = height - headline - layout.lines_height(1, 9) - panel      # низ верхнего ряда панелей
+        cax = grid.axes(left + cols * panel + (cols - 1) * gap + 0.2, first_row, 0.15, panel)
+        vis.heads(view.weights, view.tokens, axes=axes, ncols=cols, cax=cax, vmax=self.vmax)
+        for i, ax in enumerate(axes):
             ax.tick_params(labelsize=size)
             first, last = i * view.d_head, (i + 1) * view.d_head - 1
             ax.set_title(f"голова {i + 1}: столбцы {first}–{last}" if last > first else f"голова {i + 1}: столбец {first}",
                          fontsize=9)
-        self.images = [ax.images[0] for ax in axes[:h]]
-        self.headline = fig.suptitle(" ")
+            if i + cols >= h:                                         # нижний ряд панелей
+                ax.set_xlabel("ключ")
+        self.images = [ax.images[0] for ax in axes]
+        self.headline = fig.text(0.5, 1 - 0.05 / height, " \n ", ha="center", va="top", fontsize=12)
         return self.images + [self.headline]
 
     def refresh(self, view):
@@ -87,8 +99,9 @@ class HeadsPainter(Painter):
                                f"параметров {view.params} = 4·{d}² + 4·{d} — при любом h")
 
 
-def heads_explorer(heads=2, sentence=SENTENCE, d_model=D_MODEL, seed=0):
-    """Ползунок числа голов h при неизменной ширине d_model и зерно случайных весов."""
+def heads_explorer(heads=2, sentence=SENTENCE, d_model=D_MODEL, seed=0, vmax=1.0):
+    """Ползунок числа голов h при неизменной ширине d_model и зерно случайных весов (vmax — верх цветовой шкалы)."""
+    vmax = check_vmax(vmax, "heads_explorer")
     controls = {
         "heads": widgets.IntSlider(value=heads, min=1, max=MAX_HEADS, description="h", continuous_update=False),
         "seed": widgets.IntSlider(value=seed, min=0, max=99, description="зерно"),
@@ -97,4 +110,4 @@ def heads_explorer(heads=2, sentence=SENTENCE, d_model=D_MODEL, seed=0):
     def view(heads, seed):
         return heads_view(heads, seed, sentence=sentence, d_model=d_model)
 
-    return Explorer(controls, view, HeadsPainter(), new_figure(9, 6))
+    return Explorer(controls, view, HeadsPainter(vmax), new_figure(9, 6, layout=None))

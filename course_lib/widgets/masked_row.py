@@ -10,6 +10,8 @@ import numpy as np
 from course_lib import vis
 from course_lib.widgets.base import Painter
 
+ROW_LABEL = "вес в строке запроса"
+
 
 def blank(text):
     """Пустой заголовок с тем же числом строк, что у `text`: раскладке важна высота, а не слова."""
@@ -27,6 +29,7 @@ class MaskedRowPainter(Painter):
         vis.heatmap(view.weights, view.tokens, view.tokens, ax=matrix_ax, mask=view.mask,
                     title=blank(self.matrix_title(view)))
         vis.row(view.weights, view.tokens, view.query, ax=bar_ax, title=blank(self.row_title(view)))
+        bar_ax.set_ylabel(ROW_LABEL)                     # «вес» уже у цветового столбика слева
         self.image, self.title = matrix_ax.images[0], matrix_ax.title
         self.bars, self.bar_title = list(bar_ax.patches), bar_ax.title
         return [self.image, self.title, *self.bars, self.bar_title]

@@ -13,6 +13,7 @@ import numpy as np
 from course_lib import vis
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
+from course_lib.widgets.masked_row import ROW_LABEL
 
 
 @dataclass
@@ -66,6 +67,7 @@ class SnapshotPainter(Painter):
         loss_ax = fig.add_subplot(grid[1, :])
         vis.heatmap(view.weights, view.tokens, view.tokens, title=" ", ax=matrix_ax)
         vis.row(view.weights, view.tokens, view.query, ax=bar_ax, title=" ")
+        bar_ax.set_ylabel(ROW_LABEL)
         steps = np.arange(1, len(view.losses) + 1)
         loss_ax.plot(steps, view.losses, color=vis.BAR_COLOR, lw=1.5)
         loss_ax.set_yscale("log")
@@ -92,12 +94,16 @@ class SnapshotPainter(Painter):
 
 
 def training_explorer(history, tokens, query=0):
-    """Ползунок «шаг» по снимкам из `train(..., probe=...)` (и «голова», если голов больше одной)."""
+    """Ползунок «шаг» по снимкам из `train(..., probe=...)` (и «голова», если голов больше одной).
+
+    Сначала показан последний снимок — обученная модель: его картинка и остаётся в сохранённой
+    тетрадке; ползунок влево — назад к началу обучения.
+    """
     steps = np.asarray(history.snapshot_steps)
     view = functools.partial(snapshot_view, history=history, tokens=tokens, query=query)
     first = view(0)                                      # сразу проверяет историю и подписи
     every = int(steps[1] - steps[0]) if len(steps) > 1 else 1
-    controls = {"step": widgets.IntSlider(value=0, min=0, max=int(steps[-1]), step=every, description="шаг")}
+    controls = {"step": widgets.IntSlider(value=int(steps[-1]), min=0, max=int(steps[-1]), step=every, description="шаг")}
     if first.heads > 1:
         controls["head"] = widgets.IntSlider(value=1, min=1, max=first.heads, description="голова")
     return Explorer(controls, view, SnapshotPainter(), new_figure(9, 6))

@@ -1,0 +1,67 @@
+"""Ручная раскладка фигур виджетов: оси ставятся в дюймах, без движка раскладки matplotlib.
+
+Движок (constrained layout) пересчитывает раскладку при каждой полной перерисовке, и его
+результат зависит от текста подписей — при смене T или числа голов он удваивал время кадра
+(benchmarks/widgets.py). Здесь размеры считаются один раз из того, что известно заранее:
+длины подписей, числа строк заголовка, числа панелей.
+"""
+
+from course_lib import vis
+
+CHAR = 0.6 / 72       # дюймов на символ на каждый пункт шрифта (DejaVu Sans, с запасом)
+LINE = 1.45 / 72      # высота строки текста на пункт шрифта
+
+
+def text_width(labels, size):
+    """Сколько дюймов занимает самая длинная подпись размером size pt."""
+    return CHAR * size * max((len(str(t)) for t in labels), default=1)
+
+
+def lines_height(lines, size=10):
+    """Высота заголовка в lines строк размером size pt, с отступом до оси."""
+    return LINE * size * lines + 0.08
+
+
+def tick_size(T):
+    """Размер подписей токенов: крупно при коротком предложении, не мельче 7 pt при длинном."""
+    return 9 if T <= 12 else 8 if T <= 20 else 7
+
+
+def panel_size(T, smallest=2.3):
+    """Сторона квадратной панели (T, T) в дюймах: на каждую подпись токена — место для её шрифта."""
+    return max(smallest, (tick_size(T) + 2.5) / 72 * T)
+
+
+class Inches:
+    """Фигура размером width × height дюймов, оси в ней — прямоугольники в дюймах от левого нижнего угла."""
+
+    def __init__(self, fig, width, height):
+        fig.set_size_inches(width, height)
+        fig.set_layout_engine("none")
+        self.fig, self.width, self.height = fig, width, height
+
+    def axes(self, x, y, w, h):
+        return self.fig.add_axes([x / self.width, y / self.height, w / self.width, h / self.height])
+
+
+def head_grid(h, T, labels, title_lines=1):
+    """Геометрия сетки панелей голов (одна на курс): (строк, столбцов, сторона панели, ряд по высоте).
+
+    Ряд — заголовок панели, панель и повёрнутые подписи ключей под ней.
+    """
+    rows, cols = vis.head_grid(h)
+    panel = panel_size(T)
+    row = lines_height(title_lines, 9) + panel + text_width(labels, tick_size(T)) + 0.45
+    return rows, cols, panel, row
+
+
+def place_heads(layout, h, T, labels, left, top, gap=0.3, title_lines=1):
+    """Оси панелей голов: слева направо, сверху вниз от высоты top (дюймы); возвращает список осей."""
+    rows, cols, panel, row = head_grid(h, T, labels, title_lines)
+    title = lines_height(title_lines, 9)
+    axes = []
+    for i in range(h):
+        r, c = divmod(i, cols)
+        bottom = top - r * row - title - panel
+        axes.append(layout.axes(left + c * (panel + gap), bottom, panel, panel))
+    return axes
