@@ -165,5 +165,6 @@ def check_layer_norm(candidate):
         ], where)
         if not np.isfinite(out).all():
             raise Wrong(f"{where}в ответе nan или inf: у токена из одинаковых чисел дисперсия 0 — eps под корнем спасает")
-        expect_close(out, right, f"{where}ответ не совпал с nn.LayerNorm", atol=1e-4 if x.dtype == np.float32 else 1e-8)
+        # 1e-3: решение во float32 теряет точность на токене 5 ± 0.001; типичные ошибки дают больше 0.01
+        expect_close(out, right, f"{where}ответ не совпал с nn.LayerNorm", atol=1e-3)
     return "совпало с nn.LayerNorm — и на векторах в тысячу раз больше и меньше, и на одинаковых числах"

@@ -10,6 +10,7 @@ from course_lib.widgets.efficient import (local_window_explorer, local_window_vi
 from course_lib.widgets.embeddings import embeddings_explorer, neighbours_view
 from course_lib.widgets.explorer import attention_explorer, attention_view
 from course_lib.widgets.heads import heads_explorer, heads_view
+from course_lib.widgets.induction import ablation_explorer, ablation_view, induction_explorer, induction_view
 from course_lib.widgets.permutation import permutation_explorer, permutation_view
 from course_lib.widgets.scaling import scaling_explorer, scaling_view
 from course_lib.widgets.soft_search import soft_search_explorer, soft_search_view
@@ -26,4 +27,5 @@ __all__ = [
     "heads_explorer", "heads_view",                                      # урок 06
     "training_explorer", "snapshot_view",                                # урок 07
     "online_softmax_explorer", "online_softmax_view", "local_window_explorer", "local_window_view",  # урок 08
+    "induction_explorer", "induction_view", "ablation_explorer", "ablation_view",    # урок 09
 ]
