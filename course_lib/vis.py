@@ -45,11 +45,12 @@ def _token_ticks(ax, xlabels, ylabels, shape):
 
 
 def heatmap(weights, xlabels=None, ylabels=None, title=None, ax=None, mask=None,
-            cmap=WEIGHTS_CMAP, vmin=0.0, vmax=1.0, colorbar=True):
+            cmap=WEIGHTS_CMAP, vmin=0.0, vmax=1.0, colorbar=True, cax=None):
     """Тепловая карта матрицы (T_q, T_k): строки — запросы (ось y), столбцы — ключи (ось x).
 
     mask: булева (T_q, T_k), True = «можно смотреть»; остальные клетки рисуются серыми.
     Для величин со знаком передайте cmap=SIGNED_CMAP и vmin/vmax (или None — по данным).
+    cax — готовые оси для цветового столбика (иначе он отнимает место у ax).
     """
     weights = _as_array(weights)
     if weights.ndim != 2:
@@ -61,7 +62,11 @@ def heatmap(weights, xlabels=None, ylabels=None, title=None, ax=None, mask=None,
     shown = weights if mask is None else np.ma.masked_where(~np.asarray(mask, dtype=bool), weights)
     image = ax.imshow(shown, cmap=_cmap(cmap), vmin=vmin, vmax=vmax)
     if colorbar:
-        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="вес" if cmap == WEIGHTS_CMAP else None)
+        label = "вес" if cmap == WEIGHTS_CMAP else None
+        if cax is not None:
+            fig.colorbar(image, cax=cax, label=label)
+        else:
+            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label=label)
     ax.set_xlabel("ключ: на кого смотрим")
     ax.set_ylabel("запрос: кто смотрит")
     _token_ticks(ax, xlabels, ylabels, weights.shape)

@@ -212,7 +212,8 @@ def test_permutation_moves_rows_and_columns_together(shuffle):
         assert not np.array_equal(view.order, np.arange(len(view.tokens)))
     live = LiveFigure(PermutationPainter(), new_figure(8, 4))
     live.render(view)
-    assert [view.tokens[i] for i in view.order] == [t.get_text() for t in live.fig.axes[1].get_xticklabels()]
+    assert [view.tokens[i] for i in view.order] == [t.get_text() for t in live.painter.key_labels]
+    assert [t.get_text() for t in live.painter.query_labels] == [t.get_text() for t in live.painter.key_labels]
 
 
 def test_positional_encoding_breaks_the_permutation_symmetry():

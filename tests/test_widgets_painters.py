@@ -56,10 +56,10 @@ def _neighbours():
 scores, labels = [2.0, 1.0, 0.5, -1.0], ["a", "b", "c", "d"]
 CASES = {
     # имя: (художник, размер фигуры как у виджета, с движком раскладки?, виды по порядку)
-    "temperature": (TemperaturePainter, (5.0, 4.4), True, lambda: [
+    "temperature": (TemperaturePainter, (5.0, 4.4), False, lambda: [
         W.temperature_view(0.3), W.temperature_view(3.0),
         W.temperature_view(1.0, np.eye(3), ["один", "два", "длинное_слово"]), W.temperature_view(0.5)]),
-    "softmax": (SoftmaxPainter, (8, 3.6), True, lambda: [
+    "softmax": (SoftmaxPainter, (8, 3.6), False, lambda: [
         W.softmax_view(0.2, scores, labels), W.softmax_view(7.0, scores, labels),
         W.softmax_view(1.0, CATALOGUE_KEYS @ [0.0, 4.0], CATALOGUE_LABELS),
         W.softmax_view(0.0, scores, labels)]),
@@ -67,7 +67,7 @@ CASES = {
         W.soft_search_view(0, 4, 1.0), W.soft_search_view(3, -2, 0.1),
         W.soft_search_view(1, 1, 2.0, np.eye(2), np.eye(3)[:2], ["красная книга", "синяя"]),
         W.soft_search_view(0, 0, 9.0)]),
-    "scaling": (ScalingPainter, (9, 3.8), True, lambda: [
+    "scaling": (ScalingPainter, (9, 3.8), False, lambda: [
         W.scaling_view(1, False), W.scaling_view(512, False), W.scaling_view(64, True), W.scaling_view(0, True)]),
     "explorer": (ExplorerPainter, (8, 6), False, lambda: [
         W.attention_view("кот сел на тёплый коврик", T=5, heads=2, query=4, head=2),
@@ -75,21 +75,21 @@ CASES = {
         W.attention_view(LONG, T=14, heads=5, d_k=4, query=13, head=5),
         W.attention_view("кот сел на тёплый коврик", T=3, heads=1, scaled=False),
         W.attention_view("кот сел на тёплый коврик", T=5, heads=2, query=0)]),
-    "permutation": (PermutationPainter, (9, 4.4), True, lambda: [
+    "permutation": (PermutationPainter, (9, 4.4), False, lambda: [
         W.permutation_view("кот сел на тёплый коврик", 1, False), W.permutation_view("кот сел на тёплый коврик", 1, True),
         W.permutation_view(LONG, 3, False), W.permutation_view("кот сел на тёплый коврик", 0, False)]),
-    "causal": (CausalPainter, (9, 4.2), True, lambda: [
+    "causal": (CausalPainter, (9, 4.2), False, lambda: [
         W.causal_view(6, True, 5), W.causal_view(6, False, 2), W.causal_view(11, True, 10), W.causal_view(1, True, 0),
         W.causal_view(6, True, 0)]),
     "heads": (HeadsPainter, (9, 6), False, lambda: [
         W.heads_view(4), W.heads_view(4, seed=3), W.heads_view(8), W.heads_view(5), W.heads_view(1, sentence=LONG),
         W.heads_view(4)]),
-    "training": (SnapshotPainter, (9, 6), True, _snapshots),
+    "training": (SnapshotPainter, (9, 6), False, _snapshots),
     "neighbours": (NeighboursPainter, (7.5, 5.4), False, _neighbours),
-    "online_softmax": (OnlineSoftmaxPainter, (10, 6), True, lambda: [
+    "online_softmax": (OnlineSoftmaxPainter, (10, 6), False, lambda: [
         W.online_softmax_view(6, 1), W.online_softmax_view(6, 4), W.online_softmax_view(1, 20),
         W.online_softmax_view(24, 1), W.online_softmax_view(6, 2)]),
-    "local_window": (LocalWindowPainter, (10, 4.6), True, lambda: [
+    "local_window": (LocalWindowPainter, (10, 4.6), False, lambda: [
         W.local_window_view(4, 9), W.local_window_view(11, 0), W.local_window_view(1, 10)]),
 }
 

@@ -41,4 +41,4 @@ def causal_explorer(T=6, causal=True):
         "causal": widgets.Checkbox(value=causal, description="причинная маска"),
         "query": widgets.IntSlider(value=T - 1, min=0, max=len(SENTENCE.split()) - 1, description="запрос №"),
     }
-    return Explorer(controls, causal_view, CausalPainter(), new_figure(9, 4.2))
+    return Explorer(controls, causal_view, CausalPainter(), new_figure(9, 4.2, layout=None))

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.collections import LineCollection
 
 from course_lib import vis
 from course_lib.efficient import online_softmax_step
 from course_lib.functional import allowed_cells, local_mask, softmax
+from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
 from course_lib.widgets.masked_row import MaskedRowPainter
@@ -40,6 +42,7 @@ class OnlineSoftmaxView(View):
     corrections: np.ndarray    # (n_blocks,) поправка exp(m_old − m_new) на каждом блоке
     weights_so_far: np.ndarray  # (N_KEYS,) exp(s − m) / l по прочитанным ключам, 0 — по остальным
     weights: np.ndarray        # (N_KEYS,) настоящий softmax всей строки
+    l_bound: float             # наибольшее ℓ при любом размере блока: верх шкалы ℓ, одной на все B
 
     @property
     def seen(self):
@@ -78,24 +81,36 @@ def online_softmax_view(block_size, step, seed=0):
     weights_so_far = np.zeros(N_KEYS)
     weights_so_far[:seen] = np.exp(scores[:seen] - m_now) / l_now
     return OnlineSoftmaxView(scores, block_size, step, n_blocks, np.array(m_history), np.array(l_history),
-                             np.array(corrections), weights_so_far, softmax(scores), message="; ".join(notes))
+                             np.array(corrections), weights_so_far, softmax(scores), max_l(scores),
+                             message="; ".join(notes))
+
+
+def max_l(scores):
+    """max ℓ по всем префиксам строки: после любого блока любого размера ℓ — сумма по префиксу."""
+    prefix_max = np.maximum.accumulate(scores)
+    return float(max(np.exp(scores[:n] - prefix_max[n - 1]).sum() for n in range(1, len(scores) + 1)))
 
 
 class OnlineSoftmaxPainter(Painter):
-    def layout_key(self, view):
-        return view.block_size                               # границы блоков и число точек m, l
+    """Оценки по блокам, веса по прочитанным ключам, m и ℓ после каждого блока.
+
+    Раскладка одна на все размеры блока: границы блоков — меняющиеся линии, а m и ℓ стоят
+    над числом прочитанных ключей (0…N_KEYS), поэтому ползунок «блок B» не перестраивает фигуру.
+    """
 
     def draw(self, fig, view):
-        (scores_ax, weights_ax), (m_ax, l_ax) = fig.subplots(2, 2)
+        grid = layout.Inches(fig, 10, 6)
+        scores_ax, weights_ax = grid.axes(0.8, 3.55, 4.0, 2.0), grid.axes(5.8, 3.55, 4.0, 2.0)
+        m_ax, l_ax = grid.axes(0.8, 0.55, 4.0, 2.05), grid.axes(5.8, 0.55, 4.0, 2.05)
         keys = np.arange(N_KEYS)
         self.score_bars = list(scores_ax.bar(keys, view.scores, color=WAITING_COLOR))
-        for start in range(view.block_size, N_KEYS, view.block_size):
-            scores_ax.axvline(start - 0.5, color="grey", lw=0.8, ls=":")
+        self.borders = scores_ax.add_collection(LineCollection([], colors="grey", linewidths=0.8, linestyles=":"))
         self.m_line = scores_ax.axhline(0, color="#a00", lw=1.5, label="бегущий максимум m")
         scores_ax.legend(loc="upper left", fontsize=8)
         scores_ax.set_xlabel("ключ j")
         scores_ax.set_ylabel("оценка s_j")
-        scores_ax.set_ylim(min(view.scores.min(), 0) - 0.5, view.scores.max() + 1)
+        low, high = min(view.scores.min(), 0) - 0.5, view.scores.max() + 1
+        scores_ax.set_ylim(low, high)
 
         self.weight_bars = list(weights_ax.bar(keys, view.weights_so_far, color=vis.BAR_COLOR, label="exp(s_j − m) / ℓ сейчас"))
         weights_ax.plot(keys, view.weights, "o", color="#a00", ms=4, label="softmax всей строки")
@@ -104,21 +119,18 @@ class OnlineSoftmaxPainter(Painter):
         weights_ax.set_xlabel("ключ j")
         weights_ax.set_ylabel("вес")
 
-        blocks = np.arange(1, view.n_blocks + 1)
-        self.m_points, = m_ax.plot(blocks, view.m_history, "o-", color="#a00")
+        self.m_points, = m_ax.plot([], [], "o-", color="#a00")
+        self.l_points, = l_ax.plot([], [], "o-", color=vis.BAR_COLOR)
         for ax in (m_ax, l_ax):
-            ax.set_xlim(0.5, view.n_blocks + 0.5)
-            ax.xaxis.get_major_locator().set_params(integer=True)
-        m_ax.set_ylim(min(view.m_history.min(), 0) - 0.5, view.m_history.max() + 0.5)
-        m_ax.set_xlabel("прочитано блоков")
+            ax.set_xlim(0, N_KEYS + 0.5)
+            ax.set_xlabel("прочитано ключей (после каждого блока)")
+        m_ax.set_ylim(low, high)                             # m — одна из оценок: та же шкала, что слева вверху
         m_ax.set_ylabel("m")
-        self.l_points, = l_ax.plot(blocks, view.l_history, "o-", color=vis.BAR_COLOR)
-        l_ax.set_ylim(0, view.l_history.max() * 1.15)
-        l_ax.set_xlabel("прочитано блоков")
+        l_ax.set_ylim(0, view.l_bound * 1.15)
         l_ax.set_ylabel("ℓ = Σ exp(s_j − m)")
-        m_ax.set_title("бегущий максимум m\nпосле каждого блока")
+        m_ax.set_title("бегущий максимум m")
         self.titles = [scores_ax.set_title(" "), weights_ax.set_title(" "), l_ax.set_title(" \n ")]
-        return [*self.score_bars, self.m_line, *self.weight_bars, self.m_points, self.l_points, *self.titles]
+        return [*self.score_bars, self.borders, self.m_line, *self.weight_bars, self.m_points, self.l_points, *self.titles]
 
     def refresh(self, view):
         start, seen = (view.step - 1) * view.block_size, view.seen
@@ -128,9 +140,11 @@ class OnlineSoftmaxPainter(Painter):
         self.m_line.set_ydata([m_now, m_now])
         for bar, weight in zip(self.weight_bars, view.weights_so_far):
             bar.set_height(weight)
-        blocks = np.arange(1, view.step + 1)
-        self.m_points.set_data(blocks, view.m_history[:view.step])
-        self.l_points.set_data(blocks, view.l_history[:view.step])
+        low, high = self.score_bars[0].axes.get_ylim()
+        self.borders.set_segments([[(b - 0.5, low), (b - 0.5, high)] for b in range(view.block_size, N_KEYS, view.block_size)])
+        read = np.minimum(np.arange(1, view.step + 1) * view.block_size, N_KEYS)      # ключей после каждого блока
+        self.m_points.set_data(read, view.m_history[:view.step])
+        self.l_points.set_data(read, view.l_history[:view.step])
         correction = view.corrections[view.step - 1]
         self.titles[0].set_text(f"блок {view.step} из {view.n_blocks} (жёлтый): m = {m_now:.2f}")
         self.titles[1].set_text(f"веса по {seen} прочитанным ключам из {N_KEYS}")
@@ -158,7 +172,7 @@ def online_softmax_explorer(block_size=6, step=1):
         "block_size": widgets.IntSlider(value=block_size, min=1, max=N_KEYS, description="блок B"),
         "step": widgets.IntSlider(value=step, min=1, max=N_KEYS, description="прочитано"),
     }
-    explorer = OnlineSoftmaxExplorer(controls, online_softmax_view, OnlineSoftmaxPainter(), new_figure(10, 6))
+    explorer = OnlineSoftmaxExplorer(controls, online_softmax_view, OnlineSoftmaxPainter(), new_figure(10, 6, layout=None))
     explorer.sync()
     return explorer
 
@@ -224,4 +238,4 @@ def local_window_explorer(window=4, query=9):
         "window": widgets.IntSlider(value=window, min=1, max=T, description="окно"),
         "query": widgets.IntSlider(value=query, min=0, max=T - 1, description="запрос №"),
     }
-    return Explorer(controls, local_window_view, LocalWindowPainter(), new_figure(10, 4.6))
+    return Explorer(controls, local_window_view, LocalWindowPainter(), new_figure(10, 4.6, layout=None))

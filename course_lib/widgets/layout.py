@@ -65,3 +65,14 @@ def place_heads(layout, h, T, labels, left, top, gap=0.3, title_lines=1):
         bottom = top - r * row - title - panel
         axes.append(layout.axes(left + c * (panel + gap), bottom, panel, panel))
     return axes
+
+
+def heatmap_margins(labels, size=10):
+    """(слева, снизу) в дюймах: подпись оси и подписи токенов тепловой карты (внизу они повёрнуты)."""
+    width = text_width(labels, size)
+    return 0.45 + width, 0.5 + width
+
+
+def slanted_height(labels, size=10):
+    """Сколько дюймов под осью занимают подписи, повёрнутые на 35° (rotation=35, ha="right")."""
+    return 0.6 * text_width(labels, size) + 0.35

@@ -8,6 +8,7 @@
 import numpy as np
 
 from course_lib import vis
+from course_lib.widgets import layout
 from course_lib.widgets.base import Painter
 
 ROW_LABEL = "вес в строке запроса"
@@ -25,11 +26,18 @@ class MaskedRowPainter(Painter):
         return tuple(view.tokens)
 
     def draw(self, fig, view):
-        matrix_ax, bar_ax = fig.subplots(1, 2, width_ratios=[1.1, 1])
-        vis.heatmap(view.weights, view.tokens, view.tokens, ax=matrix_ax, mask=view.mask,
+        lines = max(self.matrix_title(view).count("\n"), self.row_title(view).count("\n")) + 1
+        left, bottom = layout.heatmap_margins(view.tokens)
+        side, bar, title = 3.0, 3.6, layout.lines_height(lines)
+        grid = layout.Inches(fig, left + side + 1.55 + bar + 0.2, bottom + side + title + 0.1)
+        matrix_ax, cax = grid.axes(left, bottom, side, side), grid.axes(left + side + 0.2, bottom, 0.15, side)
+        bar_ax = grid.axes(left + side + 1.55, bottom, bar, side)
+        # место под заголовки — по числу их строк, а не по тексту вида: раскладка общая для всех видов
+        vis.heatmap(view.weights, view.tokens, view.tokens, ax=matrix_ax, mask=view.mask, cax=cax,
                     title=blank(self.matrix_title(view)))
         vis.row(view.weights, view.tokens, view.query, ax=bar_ax, title=blank(self.row_title(view)))
         bar_ax.set_ylabel(ROW_LABEL)                     # «вес» уже у цветового столбика слева
+        bar_ax.set_xlabel("ключ")
         self.image, self.title = matrix_ax.images[0], matrix_ax.title
         self.bars, self.bar_title = list(bar_ax.patches), bar_ax.title
         return [self.image, self.title, *self.bars, self.bar_title]

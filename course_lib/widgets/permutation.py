@@ -4,9 +4,11 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib import transforms
 
 from course_lib import vis
 from course_lib.nn.positional import sinusoidal_encoding
+from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
 from course_lib.widgets.common import MAX_T, attention_weights, embed_words, random_model, tokens_from
@@ -39,21 +41,35 @@ def permutation_view(sentence, shuffle, positional, seed=0):
 
 
 class PermutationPainter(Painter):
+    """Веса до и после перестановки. Раскладка — само предложение: порядок токенов справа меняется
+    без перестройки фигуры (подписи справа — меняющиеся тексты поверх прозрачных подписей делений)."""
+
     def layout_key(self, view):
-        return tuple(view.tokens), tuple(view.order)
+        return tuple(view.tokens)
 
     def draw(self, fig, view):
-        left, right = fig.subplots(1, 2)
-        shuffled = [view.tokens[i] for i in view.order]
-        vis.heatmap(view.weights, view.tokens, view.tokens, title="исходный порядок", ax=left, colorbar=False)
-        vis.heatmap(view.permuted, shuffled, shuffled, title="после перестановки", ax=right)
-        self.images = [left.images[0], right.images[0]]
-        self.verdict = fig.suptitle(" ")
-        return self.images + [self.verdict]
+        T = len(view.tokens)
+        left, bottom = layout.heatmap_margins(view.tokens)
+        side = max(2.6, 0.4 * T)
+        grid = layout.Inches(fig, 2 * (left + side) + 1.3, bottom + side + 0.75)
+        first, second = grid.axes(left, bottom, side, side), grid.axes(2 * left + side + 0.2, bottom, side, side)
+        cax = grid.axes(2 * (left + side) + 0.4, bottom, 0.15, side)
+        vis.heatmap(view.weights, view.tokens, view.tokens, title="исходный порядок", ax=first, colorbar=False)
+        vis.heatmap(view.permuted, view.tokens, view.tokens, title="после перестановки", ax=second, cax=cax)
+        second.tick_params(labelcolor="none")              # место под подписи — как у настоящих, текст — ниже
+        below = transforms.offset_copy(second.get_xaxis_transform(), fig=fig, y=-7, units="points")
+        beside = transforms.offset_copy(second.get_yaxis_transform(), fig=fig, x=-7, units="points")
+        self.key_labels = [second.text(i, 0, "", transform=below, rotation=90, ha="center", va="top") for i in range(T)]
+        self.query_labels = [second.text(0, i, "", transform=beside, ha="right", va="center") for i in range(T)]
+        self.images = [first.images[0], second.images[0]]
+        self.verdict = fig.text(0.5, 1 - 0.05 / grid.height, " ", ha="center", va="top", fontsize=12)
+        return self.images + self.key_labels + self.query_labels + [self.verdict]
 
     def refresh(self, view):
         self.images[0].set_data(view.weights)
         self.images[1].set_data(view.permuted)
+        for i, label in enumerate(self.key_labels + self.query_labels):
+            label.set_text(view.tokens[view.order[i % len(view.order)]])
         self.verdict.set_text("строки и столбцы переехали вместе: веса те же" if view.moved_together
                               else "веса изменились не только перестановкой: позиции что-то значат")
 
@@ -65,4 +81,4 @@ def permutation_explorer(sentence="кот сел на тёплый коврик"
         "shuffle": widgets.IntSlider(value=1, min=0, max=20, description="перемешать", continuous_update=False),
         "positional": widgets.Checkbox(value=positional, description="позиционные кодировки"),
     }
-    return Explorer(controls, permutation_view, PermutationPainter(), new_figure(9, 4.4))
+    return Explorer(controls, permutation_view, PermutationPainter(), new_figure(9, 4.4, layout=None))

@@ -7,6 +7,7 @@ import numpy as np
 
 from course_lib import vis
 from course_lib.functional import entropy, softmax
+from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
 
@@ -41,7 +42,8 @@ def scaling_view(d_k, scaled, seed=0):
 
 class ScalingPainter(Painter):
     def draw(self, fig, view):
-        hist_ax, weight_ax = fig.subplots(1, 2)
+        grid = layout.Inches(fig, 9, 3.8)                 # одна раскладка на все d_k
+        hist_ax, weight_ax = grid.axes(0.8, 0.55, 3.6, 2.6), grid.axes(5.3, 0.55, 3.5, 2.6)
         counts, _ = np.histogram(view.sample_scores, BINS)
         self.hist = list(hist_ax.bar(BINS[:-1], counts, width=np.diff(BINS), align="edge", color=vis.BAR_COLOR))
         hist_ax.set_ylim(0, N_SAMPLES * 0.45)
@@ -49,6 +51,7 @@ class ScalingPainter(Painter):
         hist_ax.set_ylabel(f"сколько из {N_SAMPLES} пар")
         self.bars = list(weight_ax.bar(range(N_KEYS), view.weights, color=vis.BAR_COLOR))
         weight_ax.set_xticks(range(N_KEYS), labels=[f"k{i + 1}" for i in range(N_KEYS)])
+        weight_ax.set_xlabel("ключ")
         weight_ax.set_ylim(0, 1)
         weight_ax.set_ylabel("вес")
         self.hist_title, self.weight_title = hist_ax.set_title(" \n "), weight_ax.set_title(" \n ")
@@ -71,4 +74,4 @@ def scaling_explorer(d_k=64, scaled=False):
         "d_k": widgets.IntSlider(value=d_k, min=1, max=512, description="d_k"),
         "scaled": widgets.Checkbox(value=scaled, description="делить на √d_k"),
     }
-    return Explorer(controls, scaling_view, ScalingPainter(), new_figure(9, 3.8))
+    return Explorer(controls, scaling_view, ScalingPainter(), new_figure(9, 3.8, layout=None))

@@ -7,6 +7,7 @@ import numpy as np
 
 from course_lib import vis
 from course_lib.functional import entropy, softmax
+from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
 
@@ -43,8 +44,12 @@ class TemperaturePainter(Painter):
         return tuple(view.tokens)
 
     def draw(self, fig, view):
-        ax = fig.add_subplot()
-        vis.heatmap(view.weights, view.tokens, view.tokens, title=" ", ax=ax)
+        T = len(view.tokens)
+        left, bottom = layout.heatmap_margins(view.tokens)
+        side = max(2.6, 0.4 * T)
+        grid = layout.Inches(fig, left + side + 1.1, bottom + side + 0.45)
+        ax, cax = grid.axes(left, bottom, side, side), grid.axes(left + side + 0.2, bottom, 0.15, side)
+        vis.heatmap(view.weights, view.tokens, view.tokens, title=" ", ax=ax, cax=cax)
         self.image, self.title = ax.images[0], ax.title
         return [self.image, self.title]
 
@@ -58,7 +63,7 @@ def temperature_heatmap(scores=DEMO_SCORES, tokens=DEMO_TOKENS, temperature=1.0)
     slider = widgets.FloatLogSlider(value=temperature, base=10, min=-1, max=1, step=0.05, description="τ")
     return Explorer({"temperature": slider},
                     lambda temperature: temperature_view(temperature, scores, tokens),
-                    TemperaturePainter(), new_figure(5.0, 4.4))
+                    TemperaturePainter(), new_figure(5.0, 4.4, layout=None))
 
 
 @dataclass
@@ -83,8 +88,13 @@ class SoftmaxPainter(Painter):
         return tuple(view.labels)
 
     def draw(self, fig, view):
-        score_ax, weight_ax = fig.subplots(1, 2)
         n = len(view.labels)
+        below = layout.slanted_height(view.labels)
+        overhang = 0.82 * layout.text_width(view.labels, 10)            # повёрнутая подпись уходит влево
+        left, gap, panel, top = max(0.8, overhang - 0.1), max(0.9, overhang + 0.2), 3.2, 0.6
+        grid = layout.Inches(fig, left + 2 * panel + gap + 0.2, below + 2.3 + top)
+        score_ax = grid.axes(left, below, panel, 2.3)
+        weight_ax = grid.axes(left + panel + gap, below, panel, 2.3)
         score_ax.bar(range(n), view.scores, color=vis.BAR_COLOR)
         score_ax.axhline(0, color="grey", lw=0.5)
         score_ax.set_xticks(range(n), labels=view.labels, rotation=35, ha="right")
@@ -110,4 +120,4 @@ def softmax_explorer(scores, labels, temperature=1.0):
         raise ValueError(f"softmax_explorer: нужен вектор оценок (n,) и n подписей, а пришли {scores.shape} и {len(labels)}")
     slider = widgets.FloatLogSlider(value=temperature, base=10, min=-1, max=1, step=0.05, description="τ")
     return Explorer({"temperature": slider}, lambda temperature: softmax_view(temperature, scores, labels),
-                    SoftmaxPainter(), new_figure(8, 3.6))
+                    SoftmaxPainter(), new_figure(8, 3.6, layout=None))

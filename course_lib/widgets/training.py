@@ -11,6 +11,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from course_lib import vis
+from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
 from course_lib.widgets.masked_row import ROW_LABEL
@@ -62,10 +63,14 @@ class SnapshotPainter(Painter):
         return tuple(view.tokens), len(view.losses)
 
     def draw(self, fig, view):
-        grid = fig.add_gridspec(2, 2, height_ratios=[1.6, 1])
-        matrix_ax, bar_ax = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
-        loss_ax = fig.add_subplot(grid[1, :])
-        vis.heatmap(view.weights, view.tokens, view.tokens, title=" ", ax=matrix_ax)
+        left, below = layout.heatmap_margins(view.tokens)
+        side, bar, loss_top = 2.8, 3.6, 2.3                       # снизу — кривая loss высотой 1.3 дюйма
+        width = left + side + 1.55 + bar + 0.2
+        grid = layout.Inches(fig, width, loss_top + below + side + 0.4)
+        matrix_ax, cax = grid.axes(left, loss_top + below, side, side), grid.axes(left + side + 0.2, loss_top + below, 0.15, side)
+        bar_ax = grid.axes(left + side + 1.55, loss_top + below, bar, side)
+        loss_ax = grid.axes(1.0, 0.55, width - 1.2, 1.3)
+        vis.heatmap(view.weights, view.tokens, view.tokens, title=" ", ax=matrix_ax, cax=cax)
         vis.row(view.weights, view.tokens, view.query, ax=bar_ax, title=" ")
         bar_ax.set_ylabel(ROW_LABEL)
         steps = np.arange(1, len(view.losses) + 1)
@@ -106,4 +111,4 @@ def training_explorer(history, tokens, query=0):
     controls = {"step": widgets.IntSlider(value=int(steps[-1]), min=0, max=int(steps[-1]), step=every, description="шаг")}
     if first.heads > 1:
         controls["head"] = widgets.IntSlider(value=1, min=1, max=first.heads, description="голова")
-    return Explorer(controls, view, SnapshotPainter(), new_figure(9, 6))
+    return Explorer(controls, view, SnapshotPainter(), new_figure(9, 6, layout=None))
