@@ -1,21 +1,23 @@
-"""Замер скорости MultiHeadAttention из course_lib: прямой проход и прямой + обратный.
+"""Замер скорости MultiHeadAttention из course_lib против torch.nn.MultiheadAttention: прямой и прямой + обратный.
 
-Запуск из корня репозитория:
+Запуск из корня репозитория (PyTorch не зависимость курса: поставьте его в отдельное окружение
+и запустите этим окружением, указав путь к курсу):
 
-    .venv/bin/python benchmarks/attention.py
-    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/attention.py   # всё в один поток
+    .venv/bin/python benchmarks/attention.py                     # без PyTorch: только course_lib и профиль
+    PYTHONPATH=. /path/to/torch-env/bin/python benchmarks/attention.py
 
 Размеры: N=8 последовательностей по T=256 токенов, d_model=256, h=8 голов, causal=True;
-типы float32 и float64. Для каждого случая печатается время (медиана по повторам после
-прогрева, в скобках — лучший повтор) и скорость в GFLOP/s.
+типы float32 и float64; столько потоков, сколько у BLAS NumPy (на 2 ядрах — 2).
+Соперники меряются по очереди в каждом повторе (course_lib, torch need_weights=True,
+torch need_weights=False, снова course_lib, …): если соседние процессы заняли процессор,
+это бьёт по всем сразу, и отношение времён остаётся честнее, чем при замерах подряд.
+Печатаются медиана и лучший повтор, отношения к обоим вызовам torch и цели:
+к need_weights=False (так зовёт внимание пользователь PyTorch — слитый путь) прямой проход
+не медленнее 2.5×, прямой + обратный не медленнее 1.5×, в float32 и float64 (дальняя цель — 1.5× прямой).
+В конце — профиль float32: куда уходит время прямого и обратного прохода course_lib.
 
 FLOP считаются «по учебнику», без скидки на маску: 4 проекции по 2·N·T·D² и два умножения
-внутри внимания (Q Kᵀ и веса·V) по 2·N·h·T²·d_head; обратный проход ≈ 2× прямого,
-так что прямой + обратный ≈ 3× прямого. Поэлементные операции (softmax, маска) не считаются.
-
-Если установлен PyTorch, то же самое меряется для torch.nn.MultiheadAttention (batch_first=True,
-та же причинная маска, столько же потоков, сколько у NumPy) и печатается, во сколько раз
-course_lib медленнее. PyTorch не зависимость курса: без него сравнение просто пропускается.
+внутри внимания (Q Kᵀ и веса·V) по 2·N·h·T²·d_head; обратный ≈ 2× прямого.
 """
 
 import argparse
@@ -26,39 +28,36 @@ import time
 import numpy as np
 
 import course_lib as cl
+from course_lib.autograd.attention import attention
 
 N, T, D_MODEL, HEADS = 8, 256, 256, 8
 D_HEAD = D_MODEL // HEADS
 WARMUP = 3
-THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-               "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-
-# ---- сколько работы ---------------------------------------------------------------
-
-FLOPS_FORWARD = (4 * 2 * N * T * D_MODEL * D_MODEL          # W_q, W_k, W_v, W_o
-                 + 2 * 2 * N * HEADS * T * T * D_HEAD)       # Q Kᵀ и веса @ V
-FLOPS_FORWARD_BACKWARD = 3 * FLOPS_FORWARD                    # обратный ≈ 2× прямого
+TARGET_FORWARD, TARGET_FORWARD_BACKWARD, GOAL_FORWARD = 2.5, 1.5, 1.5
+FLOPS_FORWARD = 4 * 2 * N * T * D_MODEL * D_MODEL + 2 * 2 * N * HEADS * T * T * D_HEAD
+FLOPS = {"прямой": FLOPS_FORWARD, "прямой + обратный": 3 * FLOPS_FORWARD}
 
 
-def measure(step, repeats):
-    """Секунды на каждый из `repeats` вызовов `step()` после WARMUP вызовов прогрева."""
-    for _ in range(WARMUP):
-        step()
-    times = []
+def measure_interleaved(steps, repeats):
+    """{имя: [секунды]} — по `repeats` замеров каждого шага, шаги по очереди в каждом повторе."""
+    for step in steps.values():
+        for _ in range(WARMUP):
+            step()
+    times = {name: [] for name in steps}
     for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
+        for name, step in steps.items():
+            start = time.perf_counter()
+            step()
+            times[name].append(time.perf_counter() - start)
     return times
 
 
-def summary(times, flops):
-    """(медиана в мс, лучший в мс, GFLOP/s по медиане)."""
-    median = statistics.median(times)
-    return median * 1e3, min(times) * 1e3, flops / median / 1e9
+def ms(times):
+    """(медиана, лучший) в миллисекундах."""
+    return statistics.median(times) * 1e3, min(times) * 1e3
 
 
-# ---- потоки -----------------------------------------------------------------------
+# ---- окружение ----------------------------------------------------------------------
 
 def cpu_count():
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -73,37 +72,30 @@ def numpy_threads():
     return cpu_count()
 
 
-def blas_name():
+def print_setup(torch):
     try:
         blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]   # NumPy ≥ 1.25
-        return f"{blas['name']} {blas.get('version', '')}".strip()
+        blas = f"{blas['name']} {blas.get('version', '')}".strip()
     except Exception:   # старый NumPy или другая сборка — не страшно
-        return "неизвестно (см. numpy.show_config())"
+        blas = "неизвестно (см. numpy.show_config())"
+    print(f"NumPy {np.__version__}, BLAS: {blas}; ядер: {cpu_count()}, потоков BLAS: {numpy_threads()}"
+          + (f"; torch {torch.__version__}, потоков: {torch.get_num_threads()}" if torch else "; PyTorch не установлен"))
+    try:
+        print(f"нагрузка машины (load average за 1, 5, 15 мин): {', '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    except OSError:
+        pass
 
 
-def print_thread_setup():
-    print("Окружение")
-    print(f"  NumPy {np.__version__}, BLAS: {blas_name()}")
-    print(f"  ядер доступно: {cpu_count()}; потоков BLAS (по переменным окружения или по числу ядер): {numpy_threads()}")
-    for var in THREAD_VARS:
-        print(f"  {var} = {os.environ.get(var, '(не задана)')}")
-    print("  поэлементные операции NumPy (exp, where, sum, …) идут в одном потоке")
+# ---- соперники ----------------------------------------------------------------------
 
-
-# ---- course_lib ---------------------------------------------------------------------
-
-def course_lib_case(dtype, upstream, repeats):
-    """Времена course_lib для одного типа: (модуль, вход, прямой, прямой + обратный)."""
+def course_lib_steps(dtype, x_data, upstream):
     cl.manual_seed(0)
     mha = cl.MultiHeadAttention(D_MODEL, HEADS, causal=True).to(dtype)
-    x = cl.tensor(np.random.default_rng(1).standard_normal((N, T, D_MODEL)).astype(dtype), requires_grad=True)
-
+    x = cl.tensor(x_data, requires_grad=True)
     out = mha(x)                                     # проверка до замеров: тип не «расползается»
     out.backward(upstream)
-    assert out.dtype == dtype, f"на входе {np.dtype(dtype).name}, а на выходе {out.dtype}"
-    for name, p in mha.named_parameters():
-        assert p.grad.dtype == dtype, f"градиент {name} в {p.grad.dtype}, а параметры в {np.dtype(dtype).name}"
-    assert x.grad.dtype == dtype, f"градиент входа в {x.grad.dtype}"
+    assert out.dtype == dtype and x.grad.dtype == dtype
+    assert all(p.grad.dtype == dtype for p in mha.parameters())
 
     def forward():
         with cl.no_grad():
@@ -114,115 +106,163 @@ def course_lib_case(dtype, upstream, repeats):
         x.grad = None
         mha(x).backward(upstream)
 
-    return mha, x, measure(forward, repeats), measure(forward_backward, repeats)
+    return mha, {"прямой": forward, "прямой + обратный": forward_backward}
 
 
-# ---- PyTorch (необязательно) ----------------------------------------------------------
-
-def torch_case(torch, mha, x, upstream, threads, repeats):
-    """То же на torch.nn.MultiheadAttention с весами из course_lib.
-
-    Два варианта вызова: need_weights=True (как course_lib — веса внимания считаются явно)
-    и need_weights=False (так зовут nn.TransformerEncoderLayer: PyTorch берёт слитное
-    scaled_dot_product_attention и может пропускать замаскированную половину).
-    """
-    torch.set_num_threads(threads)
-    dtype = getattr(torch, x.dtype.name)
-    tmha = torch.nn.MultiheadAttention(D_MODEL, HEADS, bias=True, batch_first=True, dtype=dtype)
+def torch_steps(torch, mha, x_data, upstream, need_weights):
+    """torch.nn.MultiheadAttention с весами из course_lib; возвращает (расхождение выходов, шаги)."""
+    tmha = torch.nn.MultiheadAttention(D_MODEL, HEADS, batch_first=True, dtype=getattr(torch, x_data.dtype.name))
     with torch.no_grad():                            # W в course_lib (d_in, d_out), в torch — (d_out, d_in)
-        tmha.in_proj_weight.copy_(torch.from_numpy(np.concatenate([mha.W_q.weight.data.T, mha.W_k.weight.data.T,
-                                                                   mha.W_v.weight.data.T])))
-        tmha.in_proj_bias.copy_(torch.from_numpy(np.concatenate([mha.W_q.bias.data, mha.W_k.bias.data,
-                                                                 mha.W_v.bias.data])))
+        tmha.in_proj_weight.copy_(torch.from_numpy(np.concatenate([m.weight.data.T for m in (mha.W_q, mha.W_k, mha.W_v)])))
+        tmha.in_proj_bias.copy_(torch.from_numpy(np.concatenate([m.bias.data for m in (mha.W_q, mha.W_k, mha.W_v)])))
         tmha.out_proj.weight.copy_(torch.from_numpy(mha.W_o.weight.data.T))
         tmha.out_proj.bias.copy_(torch.from_numpy(mha.W_o.bias.data))
-    tx = torch.from_numpy(x.data.copy()).requires_grad_(True)
+    tx = torch.from_numpy(x_data.copy()).requires_grad_(True)
     tg = torch.from_numpy(upstream)
     blocked = torch.ones(T, T, dtype=torch.bool).triu(1)   # в torch True = «смотреть нельзя»
 
-    with cl.no_grad():
-        expected = mha(x).data
-    results = {}
-    for need_weights in (True, False):
-        def call():
-            return tmha(tx, tx, tx, attn_mask=blocked, is_causal=True, need_weights=need_weights)[0]
+    def call():
+        return tmha(tx, tx, tx, attn_mask=blocked, is_causal=True, need_weights=need_weights)[0]
 
+    with torch.no_grad(), cl.no_grad():
+        gap = float(np.abs(call().numpy() - mha(x_data).data).max())
+
+    def forward():
         with torch.no_grad():
-            gap = float(np.abs(call().numpy() - expected).max())
+            call()
 
-        def forward():
-            with torch.no_grad():
-                call()
+    def forward_backward():
+        tmha.zero_grad()
+        tx.grad = None
+        call().backward(tg)
 
-        def forward_backward():
-            tmha.zero_grad()
-            tx.grad = None
-            call().backward(tg)
-
-        results[need_weights] = (gap, measure(forward, repeats), measure(forward_backward, repeats))
-    return results
+    return gap, {"прямой": forward, "прямой + обратный": forward_backward}
 
 
-# ---- печать -----------------------------------------------------------------------
+# ---- профиль ------------------------------------------------------------------------
 
-def print_table(rows):
-    head = f"  {'библиотека':<36} {'тип':<8} {'проход':<17} {'мс, медиана':>11} {'(лучший)':>9} {'GFLOP/s':>8}"
-    print(head)
-    print("  " + "-" * (len(head) - 2))
-    for lib, dtype, times_fwd, times_fb in rows:
-        for label, times, flops in (("прямой", times_fwd, FLOPS_FORWARD),
-                                    ("прямой + обратный", times_fb, FLOPS_FORWARD_BACKWARD)):
-            ms, best, gflops = summary(times, flops)
-            print(f"  {lib:<36} {dtype:<8} {label:<17} {ms:>11.1f} {f'({best:.1f})':>9} {gflops:>8.1f}")
+def profile(repeats):
+    """Куда уходит время course_lib (float32): проекции, слитое внимание, обратный проход по частям."""
+    dtype = np.float32
+    cl.manual_seed(0)
+    mha = cl.MultiHeadAttention(D_MODEL, HEADS, causal=True).to(dtype)
+    rng = np.random.default_rng(1)
+    x = cl.tensor(rng.standard_normal((N, T, D_MODEL)).astype(dtype), requires_grad=True)
+    heads = [cl.tensor(rng.standard_normal((N, HEADS, T, D_HEAD)).astype(dtype), requires_grad=True) for _ in range(3)]
+    g_heads = rng.standard_normal((N, HEADS, T, D_HEAD)).astype(dtype)
+    g_out = rng.standard_normal((N, T, D_MODEL)).astype(dtype)
+    mask, scale = cl.causal_mask(T), 1 / np.sqrt(D_HEAD)
+    as_heads = lambda t: t.reshape(N, T, HEADS, D_HEAD).transpose(0, 2, 1, 3)   # noqa: E731  (N, T, D) -> (N, h, T, d_head)
 
+    def projections():
+        with cl.no_grad():
+            for layer in (mha.W_q, mha.W_k, mha.W_v, mha.W_o):
+                layer(x)
+
+    def heads_split_merge():
+        with cl.no_grad():
+            for _ in range(3):                      # q, k, v
+                np.ascontiguousarray(as_heads(x).data)
+            np.ascontiguousarray(heads[0].transpose(0, 2, 1, 3).reshape(N, T, D_MODEL).data)
+
+    def fused_forward():
+        with cl.no_grad():
+            attention(*heads, mask, scale)
+
+    def fused_forward_backward():
+        for t in heads:
+            t.grad = None
+        attention(*heads, mask, scale)[0].backward(g_heads)
+
+    def projections_forward_backward():
+        mha.zero_grad()
+        x.grad = None
+        for layer in (mha.W_q, mha.W_k, mha.W_v, mha.W_o):
+            layer(x).backward(g_out)
+
+    def matmuls_only():
+        q, k, v = (np.ascontiguousarray(t.data) for t in heads)
+        (q @ k.swapaxes(-1, -2)) @ v
+
+    def whole_forward():
+        with cl.no_grad():
+            mha(x)
+
+    def whole_forward_backward():
+        mha.zero_grad()
+        x.grad = None
+        mha(x).backward(g_out)
+
+    steps = {
+        "весь прямой проход MultiHeadAttention": whole_forward,
+        "  4 проекции W_q, W_k, W_v, W_o": projections,
+        "  нарезка на головы и склейка (копии)": heads_split_merge,
+        "  слитое внимание (оценки, маска, softmax, @ v)": fused_forward,
+        "    из них умножения Q Kᵀ и веса @ V (без маски и softmax)": matmuls_only,
+        "весь прямой + обратный": whole_forward_backward,
+        "  4 проекции, прямой + обратный": projections_forward_backward,
+        "  слитое внимание, прямой + обратный": fused_forward_backward,
+    }
+    times = measure_interleaved(steps, repeats)
+    print(f"\nПрофиль course_lib, float32 (медиана, в скобках лучший из {repeats}):")
+    for name, t in times.items():
+        median, best = ms(t)
+        print(f"  {name:<62} {median:7.1f} мс ({best:.1f})")
+
+
+# ---- печать -------------------------------------------------------------------------
 
 def main():
-    parser = argparse.ArgumentParser(description="Скорость MultiHeadAttention из course_lib (и PyTorch, если есть).")
-    parser.add_argument("--repeats", type=int, default=20, help="сколько замеров на случай (по умолчанию 20)")
+    parser = argparse.ArgumentParser(description="Скорость MultiHeadAttention из course_lib против PyTorch.")
+    parser.add_argument("--repeats", type=int, default=20, help="замеров на случай, не меньше 15 (по умолчанию 20)")
     args = parser.parse_args()
-
-    print(__doc__.strip().splitlines()[0])
-    print(f"N={N}, T={T}, d_model={D_MODEL}, h={HEADS} (d_head={D_HEAD}), causal=True; "
-          f"прогрев {WARMUP}, замеров {args.repeats}")
-    print(f"FLOP: прямой {FLOPS_FORWARD / 1e9:.2f} GFLOP, прямой + обратный {FLOPS_FORWARD_BACKWARD / 1e9:.2f} GFLOP\n")
-    print_thread_setup()
-
     try:
         import torch
+        torch.set_num_threads(numpy_threads())
     except ImportError:
         torch = None
 
-    rows, ratios = [], []
+    print(__doc__.strip().splitlines()[0])
+    print(f"N={N}, T={T}, d_model={D_MODEL}, h={HEADS} (d_head={D_HEAD}), causal=True; прогрев {WARMUP}, "
+          f"замеров {args.repeats}; FLOP прямого прохода {FLOPS_FORWARD / 1e9:.2f} GFLOP")
+    print_setup(torch)
+
+    table, ratios = [], []
     for dtype in (np.float32, np.float64):
         name = np.dtype(dtype).name
-        upstream = np.random.default_rng(2).standard_normal((N, T, D_MODEL)).astype(dtype)  # dL/d(out)
-        mha, x, times_fwd, times_fb = course_lib_case(dtype, upstream, args.repeats)
-        print(f"\n{name}: проверено — на входе {name}, на выходе и в градиентах тоже {name}")
-        rows.append(("course_lib", name, times_fwd, times_fb))
-        if torch is None:
-            continue
-        threads = numpy_threads()
-        for need_weights, (gap, t_fwd, t_fb) in torch_case(torch, mha, x, upstream, threads, args.repeats).items():
-            print(f"{name}: torch need_weights={need_weights} совпадает с course_lib до {gap:.1e}")
-            rows.append((f"torch {torch.__version__} need_weights={need_weights}", name, t_fwd, t_fb))
-            ratios.append((name, need_weights,
-                           statistics.median(times_fwd) / statistics.median(t_fwd),
-                           statistics.median(times_fb) / statistics.median(t_fb),
-                           min(times_fwd) / min(t_fwd), min(times_fb) / min(t_fb)))
+        rng = np.random.default_rng(1)
+        x_data = rng.standard_normal((N, T, D_MODEL)).astype(dtype)
+        upstream = rng.standard_normal((N, T, D_MODEL)).astype(dtype)                # dL/d(out)
+        mha, ours = course_lib_steps(dtype, x_data, upstream)
+        rivals = {"course_lib": ours}
+        if torch is not None:
+            for need_weights in (True, False):
+                gap, steps = torch_steps(torch, mha, x_data, upstream, need_weights)
+                print(f"{name}: torch need_weights={need_weights} совпадает с course_lib до {gap:.1e}")
+                rivals[f"torch need_weights={need_weights}"] = steps
+        for label in FLOPS:
+            times = measure_interleaved({who: steps[label] for who, steps in rivals.items()}, args.repeats)
+            for who, t in times.items():
+                table.append((who, name, label, *ms(t), FLOPS[label] / statistics.median(t) / 1e9))
+            for who in (w for w in times if w != "course_lib"):
+                ratios.append((name, who, label, ms(times["course_lib"])[0] / ms(times[who])[0],
+                               ms(times["course_lib"])[1] / ms(times[who])[1]))
 
-    print("\nРезультаты")
-    print_table(rows)
+    print(f"\n  {'кто':<28} {'тип':<8} {'проход':<18} {'мс, медиана':>11} {'(лучший)':>9} {'GFLOP/s':>8}")
+    for who, name, label, median, best, gflops in table:
+        print(f"  {who:<28} {name:<8} {label:<18} {median:>11.1f} {f'({best:.1f})':>9} {gflops:>8.1f}")
 
-    if torch is None:
-        print("\nPyTorch не установлен — сравнение с torch.nn.MultiheadAttention пропущено.")
-        return
-    print(f"\nВо сколько раз course_lib медленнее PyTorch (потоков у torch: {torch.get_num_threads()}; "
-          "в скобках — по лучшим повторам, они меньше зависят от соседних процессов)")
-    print(f"  {'тип':<8} {'вызов torch':<20} {'прямой':>16} {'прямой + обратный':>18}")
-    for name, need_weights, ratio_fwd, ratio_fb, best_fwd, best_fb in ratios:
-        print(f"  {name:<8} {f'need_weights={need_weights}':<20} {ratio_fwd:>6.2f}× ({best_fwd:.2f}×) "
-              f"{ratio_fb:>9.2f}× ({best_fb:.2f}×)")
-    print("  цель: прямой не медленнее 2×, прямой + обратный не медленнее 3×")
+    if torch is not None:
+        targets = {"прямой": TARGET_FORWARD, "прямой + обратный": TARGET_FORWARD_BACKWARD}
+        print("\nВо сколько раз course_lib медленнее PyTorch (по медианам; в скобках — по лучшим повторам)")
+        print(f"  цели к need_weights=False: прямой ≤ {TARGET_FORWARD}×, прямой + обратный ≤ {TARGET_FORWARD_BACKWARD}× "
+              f"(дальняя цель — прямой ≤ {GOAL_FORWARD}×)")
+        for name, who, label, by_median, by_best in ratios:
+            verdict = ""
+            if who.endswith("False"):
+                verdict = "цель выполнена" if by_median <= targets[label] else f"цель {targets[label]}× НЕ выполнена"
+            print(f"  {name:<8} {who:<28} {label:<18} {by_median:6.2f}× ({by_best:.2f}×)  {verdict}")
+    profile(args.repeats)
 
 
 if __name__ == "__main__":
