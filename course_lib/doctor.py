@@ -1,9 +1,40 @@
-"""doctor() — проверка, что у ученика всё установлено (урок 00)."""
+"""doctor() — всё ли установлено и что нужно ползункам там, где открыт урок (урок 00).
 
-import importlib
+Строчка с ✅/❌ — проверка; после « — » идёт то, что нашлось (версия), оно у всех своё.
+Строчка с ℹ️ — что ядро знает об интерфейсе. Ядро узнаёт Google Colab (модуль google.colab,
+переменная COLAB_RELEASE_TAG) и VS Code (переменная __vsc_ipynb_file__, которую расширение
+Jupyter кладёт в пространство имён ядра). JupyterLab и Notebook 7 изнутри ядра не различить —
+об этом doctor так и говорит, не угадывая.
+"""
+
 import importlib.metadata
-import pathlib
+import os
+import re
 import sys
+
+# Нижние границы из pyproject.toml (их сверяет tests/test_doctor.py).
+MINIMUM = {"numpy": (1, 24), "matplotlib": (3, 7), "ipywidgets": (8,)}
+
+WHERE = {
+    "colab": ("ℹ️ Урок открыт в Google Colab: ползунки рисует менеджер виджетов Colab, а не JupyterLab.\n"
+              "   Если вместо ползунка пусто или Colab просит включить «third-party widgets», выполните\n"
+              "   `from google.colab import output; output.enable_custom_widget_manager()`\n"
+              "   и запустите ячейку с виджетом снова. Картинка виджета и все проверки работают и без ползунков."),
+    "vscode": ("ℹ️ Урок открыт в VS Code: ползунки рисует расширение Jupyter для VS Code.\n"
+               "   Если вместо ползунка «Error displaying widget», обновите расширение Jupyter и проверьте,\n"
+               "   что VS Code может скачивать код виджетов (настройка jupyter.widgetScriptSources).\n"
+               "   Картинка виджета и все проверки работают и без ползунков."),
+    "jupyter": ("ℹ️ Интерфейс (JupyterLab, Notebook 7 или другой) ядру не виден. В JupyterLab и Notebook 7\n"
+                "   ползунки показывает jupyterlab_widgets — он должен стоять там же, где запущен сервер\n"
+                "   Jupyter (`make lab` так и делает). Если вместо ползунка «Error displaying widget»,\n"
+                "   перезапустите сервер: make lab."),
+}
+
+ADVICE = {
+    "colab": "Что-то не так: установите курс в эту среду заново (`!pip install ...`, см. README) и перезапустите её.",
+    "vscode": "Что-то не так: выберите в VS Code ядро из окружения курса (.venv) или выполните `make setup`.",
+    "jupyter": "Что-то не так: выполните `make lab` в папке курса заново.",
+}
 
 
 def _version(package):
@@ -13,42 +44,50 @@ def _version(package):
         return None
 
 
-def _major(version):
-    return int(version.split(".")[0]) if version else 0
+def _release(version):
+    """'1.24.4' -> (1, 24, 4); '8.1.0rc1' -> (8, 1, 0); None -> ()."""
+    match = re.match(r"\d+(?:\.\d+)*", version or "")
+    return tuple(int(part) for part in match.group().split(".")) if match else ()
 
 
-def _checks():
-    """Список (что проверяем, прошло ли, подробности) — без печати, чтобы это можно было тестировать."""
+def front_end(modules=None, environ=None, user_ns=None):
+    """'colab', 'vscode' или 'jupyter' (JupyterLab, Notebook 7 — неразличимы из ядра)."""
+    modules = sys.modules if modules is None else modules
+    environ = os.environ if environ is None else environ
+    if user_ns is None:
+        shell = getattr(modules.get("IPython"), "get_ipython", lambda: None)()
+        user_ns = getattr(shell, "user_ns", {}) or {}
+    if "google.colab" in modules or "COLAB_RELEASE_TAG" in environ:
+        return "colab"
+    if "__vsc_ipynb_file__" in user_ns:
+        return "vscode"
+    return "jupyter"
+
+
+def _checks(where):
+    """Список (что проверяем, прошло ли, что нашлось) — без печати, чтобы это можно было тестировать."""
     py = sys.version_info
     results = [("Python ≥ 3.10", py >= (3, 10), f"{py.major}.{py.minor}.{py.micro}")]
-    for package, minimum in (("numpy", 1), ("matplotlib", 3), ("ipywidgets", 8)):
+    for package, minimum in MINIMUM.items():
         version = _version(package)
-        results.append((f"{package} ≥ {minimum}", _major(version) >= minimum, version or "не установлен"))
-    ext = _version("jupyterlab_widgets")
-    results.append(("расширение виджетов для JupyterLab (jupyterlab_widgets)", ext is not None, ext or "не установлено"))
-    jupytext = _version("jupytext")
-    config = _find_jupytext_config()
-    results.append((
-        "jupytext связывает .py и .ipynb уроков",
-        jupytext is not None and config is not None,
-        f"jupytext {jupytext}, настройки: {config.name}" if jupytext and config else
-        ("jupytext не установлен" if not jupytext else "не найден jupytext.toml рядом с уроками"),
-    ))
+        shown = ".".join(map(str, minimum))
+        results.append((f"{package} ≥ {shown}", version is not None and _release(version) >= minimum,
+                        version or "не установлен"))
+    if where == "jupyter":
+        # ipywidgets 8 в ядре говорит с интерфейсом на языке, который понимает jupyterlab_widgets 3.
+        manager = _version("jupyterlab_widgets")
+        results.append(("менеджер виджетов для JupyterLab и Notebook 7 (jupyterlab_widgets 3)",
+                        manager is not None and _release(manager)[:1] == (3,), manager or "не установлен"))
     return results
 
 
-def _find_jupytext_config():
-    for folder in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents]:
-        if (folder / "jupytext.toml").exists():
-            return folder / "jupytext.toml"
-    return None
-
-
 def doctor():
-    """Печатает ✅/❌ для всего, что нужно курсу; возвращает True, если всё в порядке."""
+    """Печатает ✅/❌ для всего, что нужно курсу, и что нужно ползункам здесь; возвращает True, если всё в порядке."""
+    where = front_end()
     ok = True
-    for what, passed, detail in _checks():
+    for what, passed, detail in _checks(where):
         print(("✅" if passed else "❌"), what, "—", detail)
         ok &= passed
-    print("Всё готово, можно учиться!" if ok else "Что-то не так: выполните `make lab` в папке курса заново.")
+    print(WHERE[where])
+    print("Всё готово, можно учиться!" if ok else ADVICE[where])
     return ok
