@@ -4,9 +4,12 @@
 «художник» (painter). Их договор записан в base.py (`View`, `Painter`); здесь только проводка,
 и только здесь решается, когда строить фигуру и когда обновлять данные. Пока раскладка та же (`painter.layout_key(вид)`), фон с осями и
 подписями не перерисовывается: он сохранён, и поверх рисуются лишь меняющиеся артисты
-(приём blitting из matplotlib). Готовый кадр уходит JPEG-файлом в виджет Image (JPEG
-сжимается в несколько раз быстрее PNG, см. benchmarks/widgets.py): фигура не пересоздаётся
-и вывод не очищается, поэтому ничего не мигает. Числа, которые меняются с каждым сдвигом
+(приём blitting из matplotlib). Готовый кадр — JPEG (сжимается в несколько раз быстрее PNG) —
+уходит текстом: `<img src="data:image/jpeg;base64,…">` в виджете HTML. Двоичных буферов
+у живого виджета нет вовсе, поэтому он работает в любом менеджере виджетов (JupyterLab,
+Notebook 7, VS Code, Colab — менеджер Colab двоичные буферы не передаёт); base64 добавляет
+к кадру около трети байтов и доли миллисекунды (benchmarks/widgets.py печатает цену кадра).
+Фигура не пересоздаётся и вывод не очищается, поэтому ничего не мигает. Числа, которые меняются с каждым сдвигом
 (энтропия, наибольший вес), художник может отдать текстом в `caption(вид)` — их рисует
 браузер, а не matplotlib.
 """
@@ -14,6 +17,7 @@
 import base64
 import copy
 import io
+import time
 from collections import OrderedDict
 
 import ipywidgets as widgets
@@ -51,6 +55,7 @@ class LiveFigure:
         self.full_redraws = 0
         self.format, self.encode = "jpeg", encode_jpeg
         self.frame = None
+        self.encode_seconds = self.text_seconds = 0.0   # JPEG и base64 последнего кадра (benchmarks/widgets.py)
 
     def render(self, view):
         """Рисует вид и возвращает кадр (H, W, 4) uint8: новая раскладка — build, затем всегда refresh."""
@@ -83,8 +88,20 @@ class LiveFigure:
         return copy.copy(painter), new_figure(*size, layout="constrained" if constrained else None)
 
     def picture(self, view):
-        """Кадр, готовый для виджета Image, в формате `self.format`."""
+        """Кадр в формате `self.format` (байты файла)."""
         return self.encode(self.render(view))
+
+    def html(self, view):
+        """Кадр как HTML: <img> с data: URL, 1:1 по пикселям (браузер не растягивает и не сжимает)."""
+        frame = self.render(view)
+        started = time.perf_counter()
+        picture = self.encode(frame)
+        encoded = time.perf_counter()
+        height, width = frame.shape[:2]
+        html = (f'<img class="widget-image" width="{width}" height="{height}" style="max-width:none" '
+                f'alt="картинка виджета" src="data:image/{self.format};base64,{base64.b64encode(picture).decode("ascii")}">')
+        self.encode_seconds, self.text_seconds = encoded - started, time.perf_counter() - encoded
+        return html
 
 
 def encode_png(frame):
@@ -109,8 +126,7 @@ class Explorer(widgets.VBox):
     def __init__(self, controls, view, painter, fig):
         self.controls, self.view, self.painter = controls, view, painter
         self.live = LiveFigure(painter, fig)
-        self.image = widgets.Image(format=self.live.format,
-                                   layout=widgets.Layout(align_self="flex-start"))   # 1:1, не растягивать
+        self.image = widgets.HTML(layout=widgets.Layout(align_self="flex-start"))   # кадр — текстом, см. выше
         self.message, self.caption = widgets.HTML(), widgets.HTML()
         rows = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
         super().__init__([rows, self.message, self.caption, self.image])
@@ -141,7 +157,7 @@ class Explorer(widgets.VBox):
             raise TypeError(f"функция вида должна вернуть наследника widgets.base.View, а вернула {type(self.state).__name__}")
         warning = self.state.message
         self.message.value = f"<span style='color:#a00'>⚠ {warning}</span>" if warning else ""
-        self.image.value = self.live.picture(self.state)
+        self.image.value = self.live.html(self.state)
         self.caption.value = self.live.painter.caption(self.state)
         return self.state
 
