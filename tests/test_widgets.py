@@ -24,7 +24,8 @@ SENTENCE = "кот сел на тёплый коврик и смотрел в о
 
 
 def tick_texts(fig):
-    return {t.get_text() for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()}
+    """Подписи у осей: деления и тексты-подписи токенов (виджеты голов пишут токены текстами)."""
+    return {t.get_text() for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels() + ax.texts}
 
 
 def test_main_explorer_grid_draws_and_holds_invariants():

@@ -82,8 +82,8 @@ def test_every_bar_and_line_panel_names_its_axes():
 def test_tick_labels_are_readable():
     for name in ["heads", "explorer"]:
         for live, view in frames(name):
-            sizes = [t.get_fontsize() for ax in live.fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()
-                     if t.get_text()]
+            sizes = [t.get_fontsize() for ax in live.fig.axes
+                     for t in ax.get_xticklabels() + ax.get_yticklabels() + ax.texts if t.get_text()]
             assert min(sizes) >= 7, f"{name}: подписи делений мельче 7 pt ({min(sizes)})"
 
 

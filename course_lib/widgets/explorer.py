@@ -84,14 +84,16 @@ class ExplorerPainter(Painter):
         head_axes = layout.place_heads(grid, h, T, view.tokens, left, height - 0.1, gap)
         cax = grid.axes(width - colorbar + 0.2, height - 0.1 - row + labels + 0.45, 0.15, panel)
         bar_ax = grid.axes(left, labels + 0.5, width - left - colorbar, bar)
-        vis.heads(view.weights, view.tokens, axes=head_axes, mask=view.mask, ncols=cols, cax=cax, vmax=self.vmax)
+        vis.heads(view.weights, None, axes=head_axes, mask=view.mask, ncols=cols, cax=cax, vmax=self.vmax)
         vis.row(view.weights[view.head - 1], view.tokens, view.query, ax=bar_ax, title=" \n ")
+        layout.token_labels(bar_ax, view.tokens, size, queries=False)
         bar_ax.set_xlabel("ключ: на кого смотрим")
         for i, ax in enumerate(head_axes):
-            ax.tick_params(labelsize=size)
-            if i + cols >= h:                                         # нижний ряд панелей
+            bottom_row = i + cols >= h                               # ключи подписаны у нижнего ряда панелей
+            layout.token_labels(ax, view.tokens, size, keys=bottom_row, queries=i % cols == 0)
+            ax.set_xticks([])
+            if bottom_row:
                 ax.set_xlabel("ключ")
-        bar_ax.tick_params(labelsize=size)
         self.images = [ax.images[0] for ax in head_axes]
         self.frames = [ax.add_patch(_row_frame(T)) for ax in head_axes]
         self.bars = list(bar_ax.patches)

@@ -78,13 +78,15 @@ class HeadsPainter(Painter):
         axes = layout.place_heads(grid, h, T, view.tokens, left, height - headline, gap)
         first_row = height - headline - layout.lines_height(1, 9) - panel      # низ верхнего ряда панелей
         cax = grid.axes(left + cols * panel + (cols - 1) * gap + 0.2, first_row, 0.15, panel)
-        vis.heads(view.weights, view.tokens, axes=axes, ncols=cols, cax=cax, vmax=self.vmax)
+        vis.heads(view.weights, None, axes=axes, ncols=cols, cax=cax, vmax=self.vmax)
         for i, ax in enumerate(axes):
-            ax.tick_params(labelsize=size)
+            bottom_row = i + cols >= h                               # ключи подписаны у нижнего ряда панелей
+            layout.token_labels(ax, view.tokens, size, keys=bottom_row, queries=i % cols == 0)
+            ax.set_xticks([])
             first, last = i * view.d_head, (i + 1) * view.d_head - 1
             ax.set_title(f"голова {i + 1}: столбцы {first}–{last}" if last > first else f"голова {i + 1}: столбец {first}",
                          fontsize=9)
-            if i + cols >= h:                                         # нижний ряд панелей
+            if bottom_row:
                 ax.set_xlabel("ключ")
         self.images = [ax.images[0] for ax in axes]
         self.headline = fig.text(0.5, 1 - 0.05 / height, " \n ", ha="center", va="top", fontsize=12)

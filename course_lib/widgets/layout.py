@@ -6,6 +6,8 @@
 длины подписей, числа строк заголовка, числа панелей.
 """
 
+from matplotlib import transforms
+
 from course_lib import vis
 
 CHAR = 0.6 / 72       # дюймов на символ на каждый пункт шрифта (DejaVu Sans, с запасом)
@@ -76,3 +78,27 @@ def heatmap_margins(labels, size=10):
 def slanted_height(labels, size=10):
     """Сколько дюймов под осью занимают подписи, повёрнутые на 35° (rotation=35, ha="right")."""
     return 0.6 * text_width(labels, size) + 0.35
+
+
+def token_labels(ax, tokens, size, keys=True, queries=True):
+    """Подписи токенов у панели (T, T) простыми текстами вместо делений осей.
+
+    Деление matplotlib — шесть артистов (черточки, подписи, сетка), и при смене T или числа
+    голов их создание и раскладка занимали больше половины кадра; текст — один артист.
+    Подписи ключей — под панелью (повёрнуты), запросов — слева; подписи осей ставятся за ними.
+    """
+    fig = ax.figure
+    width = text_width(tokens, size)
+    side = ax.get_position().height * fig.get_figheight()          # сторона панели в дюймах
+    if keys:
+        ax.set_xticks([])
+        below = transforms.offset_copy(ax.get_xaxis_transform(), fig=fig, y=-3, units="points")
+        for i, token in enumerate(tokens):
+            ax.text(i, 0, token, transform=below, rotation=90, ha="center", va="top", fontsize=size)
+        ax.xaxis.set_label_coords(0.5, -(width + 0.08) / side)
+    if queries:
+        ax.set_yticks([])
+        beside = transforms.offset_copy(ax.get_yaxis_transform(), fig=fig, x=-3, units="points")
+        for i, token in enumerate(tokens):
+            ax.text(0, i, token, transform=beside, ha="right", va="center", fontsize=size)
+        ax.yaxis.set_label_coords(-(width + 0.08) / (ax.get_position().width * fig.get_figwidth()), 0.5)
