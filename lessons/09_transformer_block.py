@@ -249,7 +249,8 @@ print(f"словарь: {VOCAB} токенов + BOS; длина блока от
 
 # %% [markdown]
 # Первую копию угадать нельзя: токены случайные, и лучшее, что можно сделать, — раздать
-# вероятность поровну, $1/32$. Loss тогда $\ln 32 \approx 3.47$ ната. Вторую копию можно угадать
+# вероятность поровну, $1/32$. Loss тогда $\ln 32 \approx 3.47$ ната (нат — единица loss, когда
+# логарифм натуральный, как в `cross_entropy`; с $\log_2$ вышли бы биты). Вторую копию можно угадать
 # почти целиком по правилу «найди, где текущий токен уже был, и возьми тот, что шёл за ним».
 # Кроме её первого токена: где кончился блок, модель не знает, — поэтому loss второй копии мы
 # считаем со второго её токена.
@@ -381,6 +382,33 @@ assert on_bos > 0.5
 # «передо мной стоял A» — и находит токен, шедший сразу после прошлого A. Его значение (сам
 # токен) она и копирует в ответ. Одному слою так не суметь: ключ «передо мной стоял A» появляется
 # только после слоя 0.
+#
+# Когда появились эти две головы? Посчитаем обе оценки на пробной последовательности по снимкам,
+# сделанным во время обучения, и положим рядом loss второй копии:
+
+# %%
+from course_lib.props.induction_training import prefix_matching_scores, previous_token_scores
+
+snap_previous = previous_token_scores(history.snapshots)[:, 0].max(axis=-1)     # (S,): лучшая голова слоя 0
+snap_prefix = prefix_matching_scores(history.snapshots)[:, 1].max(axis=-1)      # (S,): лучшая голова слоя 1
+fig, ax = plt.subplots(figsize=(7, 3.2), layout="constrained")
+ax.plot(history.snapshot_steps, snap_previous, color="#e8384f", label="previous-token, слой 0")
+ax.plot(history.snapshot_steps, snap_prefix, color="#21918c", label="prefix-matching, слой 1")
+ax.plot(steps, smooth(history.second) / np.log(VOCAB), color=vis.BAR_COLOR, lw=1, label="loss второй копии / ln V")
+ax.axvline(phase, color="black", lw=1, ls=":", label="фазовый переход")
+ax.set(xlabel="шаг обучения", ylabel="оценка (вес)", title="Обе половины механизма появляются вместе", xlim=(0, 500))
+ax.legend(fontsize=8)
+plt.show()
+before, after = history.snapshot_steps <= phase - 50, history.snapshot_steps >= phase + 100
+early = bool((snap_previous[before] < 0.4).all() and (snap_prefix[before] < 0.4).all())
+late = bool((snap_previous[after] >= 0.4).all() and (snap_prefix[after] >= 0.4).all())
+print(f"за 50 шагов до перехода обе оценки < 0.4: {early};  через 100 шагов после и до конца — обе ≥ 0.4: {late}")
+assert early and late
+
+# %% [markdown]
+# Ни одна голова не появляется раньше другой: пока нет головы предыдущего токена, индукционной нечего
+# искать, а пока нет индукционной, голова предыдущего токена ничем не уменьшает loss. Они растут вместе,
+# подтягивая друг друга, — и loss обрывается, когда обе встают на место.
 #
 # ## Выключим голову
 #
@@ -554,9 +582,9 @@ print(f"всё обучение урока: {main_seconds + one_seconds + fixed_
 # ## Поиграйте: как складывается индукционная голова
 #
 # Ползунок «шаг» листает снимки весов всех четырёх голов на пробной последовательности, снизу —
-# loss обеих копий до этого шага. **Посмотрите**, что происходит около фазового перехода: сначала
-# в слое 0 проступает диагональ под главной, и почти сразу в слое 1 — сдвинутая диагональ
-# во второй копии, а синяя кривая обрывается.
+# loss обеих копий до этого шага. **Посмотрите**, что происходит около фазового перехода:
+# диагональ под главной в слое 0 и сдвинутая диагональ во второй копии в слое 1 проступают вместе,
+# и тогда же синяя кривая обрывается.
 
 # %% tags=["nbval-ignore-output"]
 from course_lib.widgets.induction import ablation_explorer, induction_explorer
