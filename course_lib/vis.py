@@ -26,7 +26,8 @@ def _axes(ax, figsize):
     return ax.figure, ax
 
 
-def _cmap(name):
+def colormap(name=WEIGHTS_CMAP):
+    """Цветовая карта курса: спрятанные маской клетки (nan, masked) — серые."""
     cmap = plt.get_cmap(name) if not isinstance(name, Colormap) else name
     return cmap.with_extremes(bad=HIDDEN_COLOR)
 
@@ -60,7 +61,7 @@ def heatmap(weights, xlabels=None, ylabels=None, title=None, ax=None, mask=None,
     T_q, T_k = weights.shape
     fig, ax = _axes(ax, (1.6 + 0.42 * T_k, 1.2 + 0.38 * T_q) if T_k <= 16 else (8, 7))
     shown = weights if mask is None else np.ma.masked_where(~np.asarray(mask, dtype=bool), weights)
-    image = ax.imshow(shown, cmap=_cmap(cmap), vmin=vmin, vmax=vmax)
+    image = ax.imshow(shown, cmap=colormap(cmap), vmin=vmin, vmax=vmax)
     if colorbar:
         label = "вес" if cmap == WEIGHTS_CMAP else None
         if cax is not None:

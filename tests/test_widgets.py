@@ -44,8 +44,8 @@ def test_main_explorer_grid_draws_and_holds_invariants():
         assert np.array_equal(heights(live.painter.bars), view.weights[view.head - 1, view.query])
         assert f"«{view.tokens[view.query]}» (голова {view.head})" in live.painter.bar_title.get_text()
         assert f"запрос «{view.tokens[view.query]}»" in live.painter.caption(view)
-        head_axes = [ax for ax in live.fig.axes if ax.images and ax.get_title().startswith("голова")]
-        assert len(head_axes) == heads
+        titles = [t.get_text() for t in live.painter.panels.ax.texts if t.get_text().startswith("голова")]
+        assert len(live.painter.images) == heads and titles == [f"голова {i + 1}" for i in range(heads)]
         assert set(view.tokens) <= tick_texts(live.fig)
 
 

@@ -26,9 +26,9 @@ def test_grid_of_slider_values_draws_and_holds_invariants():
         live.render(view)
         for image, weights in zip(live.painter.images, view.weights, strict=True):
             assert_shows(image, weights)
-        panels = [ax for ax in live.fig.axes if ax.images and ax.get_title().startswith("голова")]
-        assert len(panels) == view.heads
-        assert panels[-1].get_title().endswith(str(D_MODEL - 1))          # последняя голова берёт последние столбцы
+        titles = [t.get_text() for ax in live.fig.axes for t in ax.texts if t.get_text().startswith("голова")]
+        assert len(titles) == len(live.painter.images) == view.heads
+        assert titles[-1].endswith(str(D_MODEL - 1))                      # последняя голова берёт последние столбцы
         assert f"d_head = {D_MODEL} / {view.heads} = {view.d_head}" in live.painter.headline.get_text()
 
 

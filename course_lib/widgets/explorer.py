@@ -16,6 +16,7 @@ from course_lib.functional import entropy
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
+from course_lib.widgets.mosaic import HeadPanels
 from course_lib.widgets.common import (DEFAULT_SENTENCE, MAX_T, attention_weights, check_vmax, embed_words,
                                        random_model, tokens_from)
 
@@ -74,28 +75,21 @@ class ExplorerPainter(Painter):
     def draw(self, fig, view):
         h, T = len(view.weights), len(view.tokens)
         size = layout.tick_size(T)
-        rows, cols, panel, row = layout.head_grid(h, T, view.tokens)
+        rows, cols, panel, _ = layout.head_grid(h, T, view.tokens)
         labels = layout.text_width(view.tokens, size)               # повёрнутые подписи ключей
-        gap, left, colorbar, bar = 0.3, 0.55 + labels, 1.0, 1.5
-        bar_title = layout.lines_height(2)
+        gap, left, colorbar, bar, title = 0.3, 0.55 + labels, 1.0, 1.5, layout.lines_height(1)
+        grid_height = rows * (title + panel) + labels + 0.45       # головы с заголовками и подписями снизу
         width = left + cols * panel + (cols - 1) * gap + colorbar
-        height = 0.1 + rows * row + bar_title + bar + labels + 0.5
+        height = 0.1 + grid_height + layout.lines_height(2) + bar + labels + 0.5
         grid = layout.Inches(fig, width, height)
-        head_axes = layout.place_heads(grid, h, T, view.tokens, left, height - 0.1, gap)
-        cax = grid.axes(width - colorbar + 0.2, height - 0.1 - row + labels + 0.45, 0.15, panel)
+        panels = HeadPanels(grid, view.weights, view.tokens, left, height - 0.1, view.mask, self.vmax, gap=gap)
+        panels.colorbar(grid.axes(width - colorbar + 0.2, height - 0.1 - title - panel, 0.15, panel), self.vmax)
         bar_ax = grid.axes(left, labels + 0.5, width - left - colorbar, bar)
-        vis.heads(view.weights, None, axes=head_axes, mask=view.mask, ncols=cols, cax=cax, vmax=self.vmax)
         vis.row(view.weights[view.head - 1], view.tokens, view.query, ax=bar_ax, title=" \n ")
         layout.token_labels(bar_ax, view.tokens, size, queries=False)
         bar_ax.set_xlabel("ключ: на кого смотрим")
-        for i, ax in enumerate(head_axes):
-            bottom_row = i + cols >= h                               # ключи подписаны у нижнего ряда панелей
-            layout.token_labels(ax, view.tokens, size, keys=bottom_row, queries=i % cols == 0)
-            ax.set_xticks([])
-            if bottom_row:
-                ax.set_xlabel("ключ")
-        self.images = [ax.images[0] for ax in head_axes]
-        self.frames = [ax.add_patch(_row_frame(T)) for ax in head_axes]
+        self.panels, self.images = panels, panels.images
+        self.frames = [panels.ax.add_patch(_row_frame(T, *panels.corner(i))) for i in range(h)]
         self.bars = list(bar_ax.patches)
         self.bar_title = bar_ax.title
         return self.images + self.frames + self.bars + [self.bar_title]
@@ -104,7 +98,7 @@ class ExplorerPainter(Painter):
         hidden = ~view.mask
         for i, (image, frame) in enumerate(zip(self.images, self.frames)):
             image.set_data(np.ma.masked_where(hidden, view.weights[i]))
-            frame.set_y(view.query - 0.5)
+            frame.set_y(self.panels.corner(i)[1] + view.query)
         for bar, weight in zip(self.bars, view.weights[view.head - 1, view.query]):
             bar.set_height(weight)
         self.bar_title.set_text(f"куда смотрит «{view.tokens[view.query]}» (голова {view.head}):\nего строка — в красной рамке")
@@ -123,8 +117,9 @@ def _longest_T(sentence):
     return min(len(words), MAX_T)
 
 
-def _row_frame(T):
-    return Rectangle((-0.5, -0.5), T, 1, fill=False, edgecolor="#e8384f", linewidth=1.6)
+def _row_frame(T, x0=-0.5, y0=-0.5):
+    """Красная рамка вокруг строки выбранного запроса в панели с левым верхним углом (x0, y0)."""
+    return Rectangle((x0, y0), T, 1, fill=False, edgecolor="#e8384f", linewidth=1.6)
 
 
 class AttentionExplorer(Explorer):

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import ipywidgets as widgets
 import numpy as np
 
-from course_lib import vis
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
+from course_lib.widgets.mosaic import HeadPanels
 from course_lib.widgets.common import (MAX_T, attention_weights, check_vmax, divisors, embed_words, random_model,
                                        tokens_from)
 
@@ -69,26 +69,21 @@ class HeadsPainter(Painter):
 
     def draw(self, fig, view):
         h, T = view.heads, len(view.tokens)
-        size = layout.tick_size(T)
-        rows, cols, panel, row = layout.head_grid(h, T, view.tokens)
-        gap, left, colorbar, headline = 0.3, 0.55 + layout.text_width(view.tokens, size), 1.0, layout.lines_height(2, 12)
+        rows, cols, panel, _ = layout.head_grid(h, T, view.tokens)
+        labels = layout.text_width(view.tokens, layout.tick_size(T))
+        gap, left, colorbar, headline = 0.3, 0.55 + labels, 1.0, layout.lines_height(2, 12)
+        title = layout.lines_height(1, 9)
         width = max(6.0, left + cols * panel + (cols - 1) * gap + colorbar)
-        height = headline + rows * row + 0.1
+        height = headline + rows * (title + panel) + labels + 0.55
         grid = layout.Inches(fig, width, height)
-        axes = layout.place_heads(grid, h, T, view.tokens, left, height - headline, gap)
-        first_row = height - headline - layout.lines_height(1, 9) - panel      # низ верхнего ряда панелей
-        cax = grid.axes(left + cols * panel + (cols - 1) * gap + 0.2, first_row, 0.15, panel)
-        vis.heads(view.weights, None, axes=axes, ncols=cols, cax=cax, vmax=self.vmax)
-        for i, ax in enumerate(axes):
-            bottom_row = i + cols >= h                               # ключи подписаны у нижнего ряда панелей
-            layout.token_labels(ax, view.tokens, size, keys=bottom_row, queries=i % cols == 0)
-            ax.set_xticks([])
+        titles = []
+        for i in range(h):
             first, last = i * view.d_head, (i + 1) * view.d_head - 1
-            ax.set_title(f"голова {i + 1}: столбцы {first}–{last}" if last > first else f"голова {i + 1}: столбец {first}",
-                         fontsize=9)
-            if bottom_row:
-                ax.set_xlabel("ключ")
-        self.images = [ax.images[0] for ax in axes]
+            titles.append(f"голова {i + 1}: столбцы {first}–{last}" if last > first else f"голова {i + 1}: столбец {first}")
+        panels = HeadPanels(grid, view.weights, view.tokens, left, height - headline, vmax=self.vmax, titles=titles, gap=gap)
+        panels.colorbar(grid.axes(left + cols * panel + (cols - 1) * gap + 0.2, height - headline - title - panel,
+                                  0.15, panel), self.vmax)
+        self.images = panels.images
         self.headline = fig.text(0.5, 1 - 0.05 / height, " \n ", ha="center", va="top", fontsize=12)
         return self.images + [self.headline]
 

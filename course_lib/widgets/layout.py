@@ -57,18 +57,6 @@ def head_grid(h, T, labels, title_lines=1):
     return rows, cols, panel, row
 
 
-def place_heads(layout, h, T, labels, left, top, gap=0.3, title_lines=1):
-    """Оси панелей голов: слева направо, сверху вниз от высоты top (дюймы); возвращает список осей."""
-    rows, cols, panel, row = head_grid(h, T, labels, title_lines)
-    title = lines_height(title_lines, 9)
-    axes = []
-    for i in range(h):
-        r, c = divmod(i, cols)
-        bottom = top - r * row - title - panel
-        axes.append(layout.axes(left + c * (panel + gap), bottom, panel, panel))
-    return axes
-
-
 def heatmap_margins(labels, size=10):
     """(слева, снизу) в дюймах: подпись оси и подписи токенов тепловой карты (внизу они повёрнуты)."""
     width = text_width(labels, size)

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import ipywidgets as widgets
 import numpy as np
 
-from course_lib import vis
 from course_lib.functional import entropy, softmax
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
