@@ -10,8 +10,10 @@ STAMP  := $(VENV)/.installed-from-pyproject
 
 # Тетрадки ученика: копия уроков в work/ (в .gitignore) — lessons/ остаётся таким, как в git.
 WORK ?= work
-# Добавочные ключи JupyterLab, например: make lab LAB_ARGS=--no-browser
+# Добавочные ключи Jupyter, например: make lab LAB_ARGS=--no-browser
 LAB_ARGS ?=
+# Интерфейс: lab (JupyterLab) или notebook (Jupyter Notebook 7): make lab UI=notebook
+UI ?= lab
 # Под root (контейнер, новая облачная машина) JupyterLab без --allow-root не запускается.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
@@ -28,8 +30,8 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 lab: $(STAMP)
 	@$(BIN)/python tools/workspace.py --work $(WORK)
-	@if [ -n "$(ALLOW_ROOT)" ]; then echo "make lab: вы root (так бывает в контейнере и на новой облачной машине) — запускаем JupyterLab с --allow-root, иначе он откажется стартовать"; fi
-	$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir=$(WORK) --ServerApp.ip=127.0.0.1 $(LAB_ARGS)
+	@if [ -n "$(ALLOW_ROOT)" ]; then echo "make lab: вы root (так бывает в контейнере и на новой облачной машине) — запускаем Jupyter с --allow-root, иначе он откажется стартовать"; fi
+	$(BIN)/jupyter $(UI) $(ALLOW_ROOT) --ServerApp.root_dir=$(WORK) --ServerApp.ip=127.0.0.1 $(LAB_ARGS)
 
 # Начать урок заново: make fresh LESSON=03 (ваша прежняя копия уходит в work/backup/).
 fresh: $(STAMP)
@@ -49,4 +51,4 @@ notebooks: $(STAMP)
 	$(BIN)/python tools/build_notebooks.py $(LESSONS)
 
 clean:
-	rm -rf $(VENV) test-artifacts .hypothesis
+	rm -rf $(VENV) .venv-lowest test-artifacts .hypothesis

@@ -1,4 +1,4 @@
-"""JupyterLab для браузерного теста: отдельный процесс на 127.0.0.1, свой порт и токен, без сети.
+"""JupyterLab или Jupyter Notebook 7 для тестов: отдельный процесс на 127.0.0.1, свой порт и токен, без сети.
 
 Всё, что JupyterLab пишет и читает сам (настройки, рабочие области, runtime-файлы, подписи
 тетрадок, профиль IPython), уходит во временную папку: тест не трогает ~/.jupyter и не зависит
@@ -28,6 +28,10 @@ USER_SETTINGS = {
     # Тест тетрадку не сохраняет (и не создаёт .py-пару через jupytext).
     "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
 }
+
+
+# Расширения, которых в Notebook 7 нет: их настройки он не ждёт (и падает в странице на чужих настройках).
+LAB_ONLY = ("@jupyterlab/extensionmanager-extension/",)
 
 
 def free_port():
@@ -63,7 +67,7 @@ class JupyterLab:
             return json.loads(response.read().decode("utf-8"))
 
 
-def isolated_env(state_dir):
+def isolated_env(state_dir, app="lab"):
     """Окружение сервера (и его ядер): все пути Jupyter/IPython — во временной папке."""
     state_dir = pathlib.Path(state_dir)
     env = dict(os.environ)
@@ -82,16 +86,19 @@ def isolated_env(state_dir):
         (state_dir / sub).mkdir(parents=True, exist_ok=True)
         env[name] = str(state_dir / sub)
     for rel, settings in USER_SETTINGS.items():
+        if app == "notebook" and rel.startswith(LAB_ONLY):
+            continue
         path = state_dir / "lab-settings" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(settings), encoding="utf-8")
     return env
 
 
-def _command(root_dir, port, token):
+def _command(root_dir, port, token, app="lab"):
+    """Команда сервера: app — 'lab' (JupyterLab) или 'notebook' (Jupyter Notebook 7)."""
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []   # CI идёт под root
-    return [
-        sys.executable, "-m", "jupyter", "lab", *as_root,
+    common = [
+        sys.executable, "-m", "jupyter", app, *as_root,
         "--no-browser",
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={port}",
@@ -99,6 +106,11 @@ def _command(root_dir, port, token):
         f"--ServerApp.root_dir={root_dir}",
         f"--IdentityProvider.token={token}",
         "--ServerApp.terminals_enabled=False",
+    ]
+    if app == "notebook":
+        # window.jupyterapp: команды Notebook 7 из теста (новости и обновления выключены в USER_SETTINGS).
+        return common + ["--JupyterNotebookApp.expose_app_in_browser=True"]
+    return common + [
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         "--LabApp.extension_manager=readonly",
@@ -107,16 +119,17 @@ def _command(root_dir, port, token):
 
 
 @contextlib.contextmanager
-def running_jupyterlab(root_dir, state_dir, start_timeout=60, attempts=3):
-    """Запускает JupyterLab и ждёт, пока он ответит на /api/status; в конце — terminate, затем kill."""
+def running_jupyter(root_dir, state_dir, app="lab", start_timeout=60, attempts=3):
+    """Запускает JupyterLab (app='lab') или Notebook 7 (app='notebook') и ждёт, пока он ответит
+    на /api/status; в конце — terminate, затем kill."""
     state_dir = pathlib.Path(state_dir)
-    env = isolated_env(state_dir)
+    env = isolated_env(state_dir, app)
     last_error = None
     for attempt in range(attempts):
         port, token = free_port(), secrets.token_hex(24)
-        log_path = state_dir / f"jupyterlab-{attempt}.log"
+        log_path = state_dir / f"jupyter-{app}-{attempt}.log"
         log_file = open(log_path, "wb")
-        process = subprocess.Popen(_command(root_dir, port, token), cwd=root_dir, env=env,
+        process = subprocess.Popen(_command(root_dir, port, token, app), cwd=root_dir, env=env,
                                    stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
                                    start_new_session=True)
         server = JupyterLab(root_dir, state_dir, port, token, process, log_path)
@@ -124,7 +137,7 @@ def running_jupyterlab(root_dir, state_dir, start_timeout=60, attempts=3):
             deadline = time.monotonic() + start_timeout
             while True:
                 if process.poll() is not None:
-                    last_error = f"JupyterLab завершился с кодом {process.returncode}:\n{server.log()}"
+                    last_error = f"jupyter {app} завершился с кодом {process.returncode}:\n{server.log()}"
                     break
                 try:
                     server.api("status", timeout=2)
@@ -132,7 +145,7 @@ def running_jupyterlab(root_dir, state_dir, start_timeout=60, attempts=3):
                 except (urllib.error.URLError, ConnectionError, OSError, ValueError):
                     pass
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"JupyterLab не ответил за {start_timeout} с:\n{server.log()}")
+                    raise RuntimeError(f"jupyter {app} не ответил за {start_timeout} с:\n{server.log()}")
                 time.sleep(0.2)
             if process.poll() is None:
                 yield server
@@ -143,6 +156,11 @@ def running_jupyterlab(root_dir, state_dir, start_timeout=60, attempts=3):
         if "is already in use" not in (last_error or ""):
             break
     raise RuntimeError(last_error)
+
+
+def running_jupyterlab(root_dir, state_dir, start_timeout=60, attempts=3):
+    """JupyterLab — см. running_jupyter."""
+    return running_jupyter(root_dir, state_dir, "lab", start_timeout, attempts)
 
 
 def _stop(process, timeout=10):

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from tools import workspace  # noqa: E402
 
 LESSONS = workspace.lessons()
-TOKEN_URL = re.compile(r"http://127\.0\.0\.1:(\d+)/lab\?token=([0-9a-f]+)")
+TOKEN_URL = re.compile(r"http://127\.0\.0\.1:(\d+)/(?:lab|tree)\?token=([0-9a-f]+)")
 START_TIMEOUT = 120
 
 
@@ -100,13 +100,14 @@ def _stop(process):
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid"), reason="make lab — для Linux и macOS")
-def test_make_lab_starts_answers_with_its_token_and_saves_into_work(tmp_path):
+@pytest.mark.parametrize("ui", ["lab", "notebook"])     # JupyterLab и Jupyter Notebook 7 (make lab UI=notebook)
+def test_make_lab_starts_answers_with_its_token_and_saves_into_work(tmp_path, ui):
     work, port = tmp_path / "work", free_port()
     # Как в папке курса: над work/ лежит jupytext.toml, который связывает .ipynb и .py уроков.
     (tmp_path / "jupytext.toml").write_bytes((ROOT / "jupytext.toml").read_bytes())
     env = isolated_env(tmp_path / "state")
     stamp = pathlib.Path(sys.prefix) / ".installed-from-pyproject"
-    command = ["make", "--no-print-directory", "-o", str(stamp), "lab", f"VENV={sys.prefix}", f"WORK={work}",
+    command = ["make", "--no-print-directory", "-o", str(stamp), "lab", f"UI={ui}", f"VENV={sys.prefix}", f"WORK={work}",
                f"LAB_ARGS=--no-browser --ServerApp.port={port} --ServerApp.port_retries=0"]
     log_path = tmp_path / "make-lab.log"
     with open(log_path, "wb") as log:
