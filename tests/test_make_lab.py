@@ -35,7 +35,8 @@ START_TIMEOUT = 120
 
 def test_first_run_copies_every_lesson(tmp_path):
     copied = workspace.prepare(tmp_path / "work")
-    assert sorted(p.name for p in copied) == [p.name for p in LESSONS]
+    assert sorted(p.name for p in copied) == sorted(p.name for p in [*LESSONS, *workspace.documents()])
+    assert "glossary.md" in {p.name for p in copied}, "уроки ссылаются на glossary.md — он должен быть рядом"
     for lesson in LESSONS:
         assert (tmp_path / "work" / lesson.name).read_bytes() == lesson.read_bytes()
     assert not list((tmp_path / "work").glob("*.py")), "в рабочей копии только .ipynb"
@@ -48,7 +49,7 @@ def test_learners_edits_are_never_overwritten(tmp_path):
     edited.write_text('{"мои": "правки"}', encoding="utf-8")
     (work / LESSONS[1].name).unlink()                      # урок, которого в копии нет (например, новый)
     copied = workspace.prepare(work)
-    assert copied == [work / LESSONS[1].name]
+    assert copied == [work / LESSONS[1].name], "копируется только недостающее"
     assert edited.read_text(encoding="utf-8") == '{"мои": "правки"}'
 
 

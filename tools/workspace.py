@@ -30,15 +30,20 @@ def lessons(source=LESSONS):
     return sorted(pathlib.Path(source).glob("[0-9][0-9]_*.ipynb"))
 
 
+def documents(source=LESSONS):
+    """Страницы, на которые ссылаются уроки (glossary.md, shapes.md): без них ссылки в work/ не откроются."""
+    return sorted(pathlib.Path(source).glob("*.md"))
+
+
 def prepare(work=WORK, source=LESSONS):
-    """Создаёт work/ и копирует в неё уроки, которых там ещё нет; -> список скопированных."""
+    """Создаёт work/ и копирует в неё уроки (и их .md-страницы), которых там ещё нет; -> список скопированных."""
     work = pathlib.Path(work)
     work.mkdir(parents=True, exist_ok=True)
     config = work / "jupytext.toml"
     if not config.exists():
         config.write_text(JUPYTEXT_TOML, encoding="utf-8")
     copied = []
-    for lesson in lessons(source):
+    for lesson in [*lessons(source), *documents(source)]:
         target = work / lesson.name
         if not target.exists():
             shutil.copy2(lesson, target)
