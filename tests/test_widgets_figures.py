@@ -123,6 +123,8 @@ def test_training_widget_stores_the_trained_picture():
 def test_caller_can_stretch_the_colour_scale():
     flat = W.attention_explorer(heads=2, vmax=0.3)
     assert all(image.get_clim() == (0.0, 0.3) for image in flat.live.painter.images)
+    flat.controls["heads"].value = 3                        # новая раскладка — копия художника с тем же vmax
+    assert [image.get_clim() for image in flat.live.painter.images] == [(0.0, 0.3)] * 3
     assert W.heads_explorer(vmax=0.5).live.painter.images[0].get_clim() == (0.0, 0.5)
     with pytest.raises(ValueError, match="vmax"):
         W.attention_explorer(vmax=0)
