@@ -4,7 +4,8 @@
 и запустите этим окружением, указав путь к курсу):
 
     .venv/bin/python benchmarks/attention.py                     # без PyTorch: только course_lib и профиль
-    PYTHONPATH=. /path/to/torch-env/bin/python benchmarks/attention.py
+    python3 -m venv /tmp/torch-env && /tmp/torch-env/bin/pip install torch numpy threadpoolctl
+    PYTHONPATH=. /tmp/torch-env/bin/python benchmarks/attention.py
 
 Размеры: N=8 последовательностей по T=256 токенов, d_model=256, h=8 голов, causal=True;
 типы float32 и float64; столько потоков, сколько у BLAS NumPy (на 2 ядрах — 2).

@@ -4,11 +4,17 @@
 Здесь те же шаги слиты в одну операцию ради скорости: матрица оценок (…, T_q, T_k) — самый
 большой массив во всём слое (N·h·T² чисел), и три отдельных шага прошли бы по ней в памяти
 много раз. Операция идёт кусками по несколько матриц (T_q, T_k) размером с кэш процессора
-(~256 КБ): кусок посчитан, замаскирован, пронормирован и умножен на v, пока лежит в кэше.
+(~256 КБ): кусок посчитан, замаскирован, пронормирован и умножен на v, пока лежит в кэше;
+куски независимы, и их считают все ядра сразу.
 `functional.scaled_dot_product_attention` проверяет входы и зовёт эту операцию.
 """
 
+import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 CHUNK = 2**16   # чисел оценок в одном куске: 256 КБ во float32, 512 КБ во float64
 
@@ -28,7 +34,7 @@ def attention(q, k, v, mask, scale):
     blocked = None if mask is None else ~_flat(np.broadcast_to(mask, batch + (T_q, T_k)), batch, keep_one=True)
     weights = np.empty((B, T_q, T_k), dtype=dtype)
     context = np.empty((B, T_q, V.shape[2]), dtype=dtype)
-    for s in _chunks(B, T_q * T_k):
+    def forward_chunk(s):
         w = weights[s]                                       # (b, T_q, T_k) — кусок в кэше
         np.matmul(Q[s] * scale, K[s].swapaxes(1, 2), out=w)  # оценки q·kᵀ·scale
         if blocked is not None:
@@ -41,23 +47,31 @@ def attention(q, k, v, mask, scale):
         total[total == 0] = 1                                # ... и получаем нули вместо 0/0
         w /= total
         np.matmul(w, V[s], out=context[s])                   # context = weights @ v
+
+    _each_chunk(forward_chunk, B, T_q * T_k)
     context_out = q._child(context.reshape(batch + context.shape[1:]), k, v)
     weights_out = q._child(weights.reshape(batch + weights.shape[1:]), k)
 
     def _context_backward(g):
         g = _flat(g, batch)
         grad_q, grad_k, grad_v = np.empty_like(Q), np.empty_like(K), np.empty_like(V)
-        for s in _chunks(B, T_q * T_k):
+
+        def backward_chunk(s):
             np.matmul(weights[s].swapaxes(1, 2), g[s], out=grad_v[s])    # dL/dv = wᵀ g
             grad_w = g[s] @ V[s].swapaxes(1, 2)                          # dL/dw = g vᵀ
             _scores_backward(weights[s], grad_w, Q[s], K[s], scale, grad_q[s], grad_k[s])
+
+        _each_chunk(backward_chunk, B, T_q * T_k)
         return tuple(grad.reshape(batch + grad.shape[1:]) for grad in (grad_q, grad_k, grad_v))
 
     def _weights_backward(g):
         g = _flat(g, batch)
         grad_q, grad_k = np.empty_like(Q), np.empty_like(K)
-        for s in _chunks(B, T_q * T_k):
+
+        def backward_chunk(s):
             _scores_backward(weights[s], g[s].copy(), Q[s], K[s], scale, grad_q[s], grad_k[s])
+
+        _each_chunk(backward_chunk, B, T_q * T_k)
         return tuple(grad.reshape(batch + grad.shape[1:]) for grad in (grad_q, grad_k))
 
     context_out._backward = _context_backward
@@ -75,10 +89,29 @@ def _scores_backward(w, grad_w, q, k, scale, grad_q, grad_k):
     grad_k *= scale
 
 
-def _chunks(B, cells):
-    """Срезы по оси батча: столько матриц (T_q, T_k) за раз, сколько влезает в CHUNK чисел (хотя бы одна)."""
+def _each_chunk(fn, B, cells):
+    """fn(s) для каждого куска s — среза по оси батча, в котором столько матриц (T_q, T_k), сколько влезает в CHUNK.
+
+    Куски независимы, поэтому их считают все ядра сразу: по куску на поток, а BLAS внутри
+    куска — в один поток (маленькие умножения в два потока только ждали бы друг друга).
+    Один кусок (короткие последовательности, как в обучении урока 07) — без потоков.
+    """
     step = max(1, CHUNK // max(cells, 1))
-    return [slice(i, i + step) for i in range(0, B, step)]
+    chunks = [slice(i, i + step) for i in range(0, B, step)]
+    if len(chunks) <= 1:
+        for s in chunks:
+            fn(s)
+        return
+    pool, blas = _workers()
+    with blas.limit(limits=1, user_api="blas"):
+        list(pool.map(fn, chunks))                         # list: дождаться всех и поднять ошибку, если была
+
+
+@functools.lru_cache(maxsize=None)
+def _workers():
+    """Пул потоков по числу ядер и ручка для числа потоков BLAS — создаются один раз, при первом большом вызове."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return ThreadPoolExecutor(max_workers=max(1, min(cores, 8))), ThreadpoolController()
 
 
 def _flat(x, batch, keep_one=False):
