@@ -59,7 +59,8 @@ def attention(q, k, v, mask, scale):
         def backward_chunk(s):
             np.matmul(weights[s].swapaxes(1, 2), g[s], out=grad_v[s])    # dL/dv = wᵀ g
             grad_w = g[s] @ V[s].swapaxes(1, 2)                          # dL/dw = g vᵀ
-            _scores_backward(weights[s], grad_w, Q[s], K[s], scale, grad_q[s], grad_k[s])
+            dot = (g[s] * context[s]).sum(axis=-1, keepdims=True)        # Σ_j (dL/dw_j)·w_j = g·context
+            _scores_backward(weights[s], grad_w, dot, Q[s], K[s], scale, grad_q[s], grad_k[s])
 
         _each_chunk(backward_chunk, B, T_q * T_k)
         return tuple(grad.reshape(batch + grad.shape[1:]) for grad in (grad_q, grad_k, grad_v))
@@ -69,7 +70,8 @@ def attention(q, k, v, mask, scale):
         grad_q, grad_k = np.empty_like(Q), np.empty_like(K)
 
         def backward_chunk(s):
-            _scores_backward(weights[s], g[s].copy(), Q[s], K[s], scale, grad_q[s], grad_k[s])
+            dot = (g[s] * weights[s]).sum(axis=-1, keepdims=True)        # Σ_j (dL/dw_j)·w_j
+            _scores_backward(weights[s], g[s].copy(), dot, Q[s], K[s], scale, grad_q[s], grad_k[s])
 
         _each_chunk(backward_chunk, B, T_q * T_k)
         return tuple(grad.reshape(batch + grad.shape[1:]) for grad in (grad_q, grad_k))
@@ -79,9 +81,13 @@ def attention(q, k, v, mask, scale):
     return context_out, weights_out
 
 
-def _scores_backward(w, grad_w, q, k, scale, grad_q, grad_k):
-    """От dL/d(весов) к dL/dq и dL/dk через softmax и оценки; grad_w портится, grad_q и grad_k заполняются."""
-    grad_w -= (grad_w * w).sum(axis=-1, keepdims=True)     # softmax: dL/ds = w ⊙ (g − Σ g·w)
+def _scores_backward(w, grad_w, dot, q, k, scale, grad_q, grad_k):
+    """От dL/d(весов) к dL/dq и dL/dk через softmax и оценки; grad_w портится, grad_q и grad_k заполняются.
+
+    dot — Σ_j (dL/dw_j)·w_j по каждой строке. Когда веса идут только в context = w @ v, это
+    то же самое, что g·context (g = dL/d context): сумма по d_v числам вместо T_k — так делает FlashAttention.
+    """
+    grad_w -= dot                                           # softmax: dL/ds = w ⊙ (dL/dw − Σ dL/dw·w)
     grad_w *= w
     np.matmul(grad_w, k, out=grad_q)                        # оценки s = q·kᵀ·scale:
     grad_q *= scale                                         #   dL/dq = scale · (dL/ds) k
