@@ -34,6 +34,7 @@ def attention(q, k, v, mask, scale):
     blocked = None if mask is None else ~_flat(np.broadcast_to(mask, batch + (T_q, T_k)), batch, keep_one=True)
     weights = np.empty((B, T_q, T_k), dtype=dtype)
     context = np.empty((B, T_q, V.shape[2]), dtype=dtype)
+
     def forward_chunk(s):
         w = weights[s]                                       # (b, T_q, T_k) — кусок в кэше
         np.matmul(Q[s] * scale, K[s].swapaxes(1, 2), out=w)  # оценки q·kᵀ·scale
