@@ -7,7 +7,8 @@
   навигация по ячейкам), и после каждого шага приходит новая картинка
   (у <img> виджета другой src и другие пиксели), без «Error displaying widget» / «Model not found»
   и без исключений в странице;
-- сколько проходит от нажатия клавиши до новой картинки: таблица по ползункам (интерфейс, урок,
+- сколько проходит от нажатия клавиши (в Notebook 7 — от движения мыши или отпускания кнопки) до
+  новой картинки: таблица по ползункам (интерфейс, урок,
   ползунок, p50, p95, нажатия) печатается и пишется в test-artifacts/browser/latency.txt вместе
   со снимками до и после. Времена не проверяются — только печатаются.
 
@@ -284,9 +285,11 @@ JS_PICTURE = """async (root) => {
 # виджета каждый раз ищется заново (Locator), а не хранится как элемент.
 JS_RECORDER = """() => {
     if (window.__rec) return;
-    const rec = window.__rec = {keys: [], loads: []};
-    document.addEventListener('keydown', () => rec.keys.push(performance.now()), true);
-    document.addEventListener('mousedown', () => rec.keys.push(performance.now()), true);
+    const rec = window.__rec = {starts: [], inputs: [], loads: []};
+    for (const type of ['keydown', 'mousedown'])
+        document.addEventListener(type, () => rec.starts.push(performance.now()), true);
+    for (const type of ['keydown', 'mousedown', 'mousemove', 'mouseup'])
+        document.addEventListener(type, () => rec.inputs.push(performance.now()), true);
     document.addEventListener('load', (e) => {
         if (e.target.tagName === 'IMG' && e.target.closest('.jupyter-widgets')) rec.loads.push(performance.now());
     }, true);
@@ -516,13 +519,16 @@ def _drive(page, front, name, drive, output):
                 f"(ползунок: {value_before} -> {readout.inner_text()})")
         seen = time.perf_counter() - started
         page.wait_for_timeout(SETTLE * 1000)
-        rec = page.evaluate("() => ({keys: window.__rec.keys, loads: window.__rec.loads})")
+        rec = page.evaluate("() => window.__rec")
         after = output.evaluate(JS_PICTURE)
         assert after and after["hash"] != before["hash"], (
             f"{key_name}, нажатие {press}: src сменился, а пиксели те же — картинка не перерисована")
-        key_t = rec["keys"][-1]                          # keydown (JupyterLab) или mousedown (Notebook 7)
-        new_loads = [t for t in rec["loads"][loads_before:] if t >= key_t]
+        # Задержка — от последнего события ввода перед новой картинкой: клавиши (JupyterLab), а в Notebook 7 —
+        # движения мыши, сменившего значение, или отпускания кнопки (ползунки, что срабатывают на отпускание).
+        start = rec["starts"][-1]                        # keydown или mousedown этого шага
+        new_loads = [t for t in rec["loads"][loads_before:] if t >= start]
         assert new_loads, f"{key_name}: нет события load после нажатия"
+        key_t = max(t for t in rec["inputs"] if start <= t <= new_loads[0])
         ms = new_loads[0] - key_t
         LATENCIES.setdefault((front, name, label), []).append(ms)
         if len(new_loads) > 1:
