@@ -127,3 +127,8 @@ def reshape_error(shape, new_shape):
         f"reshape: в тензоре формы {tuple(shape)} {size} чисел, а форма {tuple(new_shape)} их не вмещает: "
         "числа не должны ни пропадать, ни появляться (−1 в форме — «досчитай сам»)"
     )
+
+
+def divisors(n):
+    """Делители n по возрастанию: столько голов и можно взять при d_model = n (для подсказок и виджетов)."""
+    return [h for h in range(1, n + 1) if n % h == 0]

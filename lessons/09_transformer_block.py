@@ -267,7 +267,6 @@ from course_lib.props.induction import AttentionOnly, TinyLM, attention_only
 nt.manual_seed(0)
 model = attention_only(num_layers=2, d_model=32, num_heads=2)
 print(model)
-print("model.blocks[0] =", model.blocks[0])
 print("параметров:", model.num_params())
 print(inspect.getsource(AttentionOnly.forward))
 print(inspect.getsource(TinyLM.forward))

@@ -7,7 +7,7 @@ import pytest
 
 import course_lib as nt
 from course_lib.widgets._live import LiveFigure, new_figure
-from course_lib.widgets.common import divisors
+from course_lib._checks import divisors
 from course_lib.widgets.heads import D_MODEL, MAX_HEADS, HeadsPainter, heads_explorer, heads_view
 from widget_asserts import assert_shows
 

@@ -94,7 +94,7 @@ def test_one_entropy_one_divisors_one_head_grid():
         text = path.read_text(encoding="utf-8")
         assert "np.log2(np.where" not in text, f"{path.name}: своя энтропия вместо functional.entropy"
         assert "-(-h // cols)" not in text and "min(h, 4)" not in text, f"{path.name}: своя сетка голов вместо vis.head_grid"
-        assert path.name == "common.py" or "def divisors" not in text
+        assert "def divisors" not in text, f"{path.name}: свои делители вместо _checks.divisors"
 
 
 def test_without_sqrt_dk_is_the_library_attention_with_scale_one():

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_float, check_int, check_mask
+from course_lib._checks import check_float, check_int, check_mask, divisors
 from course_lib.functional import causal_mask, scaled_dot_product_attention
 from course_lib.nn.kv_cache import KVCache
 from course_lib.nn.layers import Linear
@@ -28,7 +28,7 @@ class MultiHeadAttention(Module):
         if d_model % num_heads != 0:
             raise ValueError(
                 f"d_model={d_model} не делится на num_heads={num_heads}: каждой голове нужно "
-                f"d_model // num_heads измерений. Возьмите, например, num_heads из {_divisors(d_model)}"
+                f"d_model // num_heads измерений. Возьмите, например, num_heads из {divisors(d_model)[:8]}"
             )
         self.d_model, self.num_heads, self.causal = d_model, num_heads, causal
         self.d_head = d_model // num_heads
@@ -115,7 +115,3 @@ class MultiHeadAttention(Module):
 
     def extra_repr(self):
         return f"d_model={self.d_model}, num_heads={self.num_heads}, d_head={self.d_head}, causal={self.causal}"
-
-
-def _divisors(n):
-    return [h for h in range(1, n + 1) if n % h == 0][:8] if isinstance(n, (int, np.integer)) and n > 0 else [1]

@@ -49,6 +49,8 @@ class Module:
 
     def __repr__(self):
         children = [(n, m) for n, m in vars(self).items() if isinstance(m, Module)]
+        children += [(f"{n}.{i}", item) for n, m in vars(self).items() if isinstance(m, (list, tuple))
+                     for i, item in enumerate(m) if isinstance(item, Module)]         # стопка слоёв: blocks.0, blocks.1…
         if not children:
             return f"{type(self).__name__}({self.extra_repr()})"
         lines = [self.extra_repr()] if self.extra_repr() else []

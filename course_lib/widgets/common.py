@@ -61,11 +61,6 @@ def attention_weights(model, X, causal, scaled):
     return layer.attn[0], mask
 
 
-def divisors(n):
-    """Делители n по возрастанию: столько голов и можно взять при d_model = n."""
-    return [h for h in range(1, n + 1) if n % h == 0]
-
-
 def check_vmax(vmax, where):
     """Верх цветовой шкалы весов: число из (0, 1]."""
     if isinstance(vmax, bool) or not isinstance(vmax, (int, float, np.floating, np.integer)) or not 0 < vmax <= 1:

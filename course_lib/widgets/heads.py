@@ -13,7 +13,8 @@ from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
 from course_lib.widgets.mosaic import HeadPanels
-from course_lib.widgets.common import (MAX_T, attention_weights, check_vmax, divisors, embed_words, random_model,
+from course_lib._checks import divisors
+from course_lib.widgets.common import (MAX_T, attention_weights, check_vmax, embed_words, random_model,
                                        tokens_from)
 
 D_MODEL = 24
