@@ -63,6 +63,18 @@ def heatmap_margins(labels, size=10):
     return 0.45 + width, 0.5 + width
 
 
+def heatmap_row(fig, tokens, panels=1, top=0.45):
+    """Ряд из `panels` квадратных тепловых карт (T, T) с подписями токенов и шкала цвета справа.
+
+    Возвращает (список осей карт, ось шкалы). top — дюймов над картами под заголовки.
+    """
+    left, bottom = heatmap_margins(tokens)
+    side = max(2.6, 0.4 * len(tokens))
+    grid = Inches(fig, panels * (left + side + 0.2) + 0.9, bottom + side + top)
+    axes = [grid.axes(k * (left + side + 0.2) + left, bottom, side, side) for k in range(panels)]
+    return axes, grid.axes(panels * (left + side + 0.2), bottom, 0.15, side)
+
+
 def slanted_height(labels, size=10):
     """Сколько дюймов под осью занимают подписи, повёрнутые на 35° (rotation=35, ha="right")."""
     return 0.6 * text_width(labels, size) + 0.35

@@ -49,11 +49,7 @@ class PermutationPainter(Painter):
 
     def draw(self, fig, view):
         T = len(view.tokens)
-        left, bottom = layout.heatmap_margins(view.tokens)
-        side = max(2.6, 0.4 * T)
-        grid = layout.Inches(fig, 2 * (left + side) + 1.3, bottom + side + 0.75)
-        first, second = grid.axes(left, bottom, side, side), grid.axes(2 * left + side + 0.2, bottom, side, side)
-        cax = grid.axes(2 * (left + side) + 0.4, bottom, 0.15, side)
+        (first, second), cax = layout.heatmap_row(fig, view.tokens, panels=2, top=0.75)
         vis.heatmap(view.weights, view.tokens, view.tokens, title="исходный порядок", ax=first, colorbar=False)
         vis.heatmap(view.permuted, view.tokens, view.tokens, title="после перестановки", ax=second, cax=cax)
         second.tick_params(labelcolor="none")              # место под подписи — как у настоящих, текст — ниже
@@ -62,7 +58,7 @@ class PermutationPainter(Painter):
         self.key_labels = [second.text(i, 0, "", transform=below, rotation=90, ha="center", va="top") for i in range(T)]
         self.query_labels = [second.text(0, i, "", transform=beside, ha="right", va="center") for i in range(T)]
         self.images = [first.images[0], second.images[0]]
-        self.verdict = fig.text(0.5, 1 - 0.05 / grid.height, " ", ha="center", va="top", fontsize=12)
+        self.verdict = fig.text(0.5, 1 - 0.05 / fig.get_size_inches()[1], " ", ha="center", va="top", fontsize=12)
         return self.images + self.key_labels + self.query_labels + [self.verdict]
 
     def refresh(self, view):

@@ -44,11 +44,7 @@ class TemperaturePainter(Painter):
         return tuple(view.tokens)
 
     def draw(self, fig, view):
-        T = len(view.tokens)
-        left, bottom = layout.heatmap_margins(view.tokens)
-        side = max(2.6, 0.4 * T)
-        grid = layout.Inches(fig, left + side + 1.1, bottom + side + 0.45)
-        ax, cax = grid.axes(left, bottom, side, side), grid.axes(left + side + 0.2, bottom, 0.15, side)
+        (ax,), cax = layout.heatmap_row(fig, view.tokens, panels=1, top=0.45)
         vis.heatmap(view.weights, view.tokens, view.tokens, title=" ", ax=ax, cax=cax)
         self.image, self.title = ax.images[0], ax.title
         return [self.image, self.title]
