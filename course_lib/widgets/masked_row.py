@@ -33,9 +33,13 @@ class MaskedRowPainter(Painter):
         matrix_ax, cax = grid.axes(left, bottom, side, side), grid.axes(left + side + 0.2, bottom, 0.15, side)
         bar_ax = grid.axes(left + side + 1.55, bottom, bar, side)
         # место под заголовки — по числу их строк, а не по тексту вида: раскладка общая для всех видов
-        vis.heatmap(view.weights, view.tokens, view.tokens, ax=matrix_ax, mask=view.mask, cax=cax,
+        vis.heatmap(view.weights, ax=matrix_ax, mask=view.mask, cax=cax,
                     title=blank(self.matrix_title(view)))
         vis.row(view.weights, view.tokens, view.query, ax=bar_ax, title=blank(self.row_title(view)))
+        # подписи токенов — тексты, а не деления (у карты их нет вовсе): при смене T создание
+        # и отрисовка делений были половиной кадра (benchmarks/widgets.py)
+        layout.token_labels(matrix_ax, view.tokens, 10)
+        layout.token_labels(bar_ax, view.tokens, 10, queries=False)
         bar_ax.set_ylabel(ROW_LABEL)                     # «вес» уже у цветового столбика слева
         bar_ax.set_xlabel("ключ")
         self.image, self.title = matrix_ax.images[0], matrix_ax.title
