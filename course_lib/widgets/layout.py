@@ -102,3 +102,17 @@ def token_labels(ax, tokens, size, keys=True, queries=True):
         for i, token in enumerate(tokens):
             ax.text(0, i, token, transform=beside, ha="right", va="center", fontsize=size)
         ax.yaxis.set_label_coords(-(width + 0.08) / (ax.get_position().width * fig.get_figwidth()), 0.5)
+
+
+def token_bars(ax, weights, tokens, size, title):
+    """Столбики строки весов (T,) с подписями ключей-текстами — vis.row без делений оси x.
+
+    vis.row ставит деление на каждый токен, и при смене T их создание стоило больше, чем сами
+    столбики; подписи здесь — тексты token_labels. Возвращает список столбиков.
+    """
+    bars = ax.bar(range(len(tokens)), weights, color=vis.BAR_COLOR)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("вес")
+    ax.set_title(title)
+    token_labels(ax, tokens, size, queries=False)
+    return list(bars)

@@ -35,15 +35,14 @@ class MaskedRowPainter(Painter):
         # место под заголовки — по числу их строк, а не по тексту вида: раскладка общая для всех видов
         vis.heatmap(view.weights, ax=matrix_ax, mask=view.mask, cax=cax,
                     title=blank(self.matrix_title(view)))
-        vis.row(view.weights, view.tokens, view.query, ax=bar_ax, title=blank(self.row_title(view)))
         # подписи токенов — тексты, а не деления (у карты их нет вовсе): при смене T создание
         # и отрисовка делений были половиной кадра (benchmarks/widgets.py)
+        self.bars = layout.token_bars(bar_ax, view.weights[view.query], view.tokens, 10, blank(self.row_title(view)))
         layout.token_labels(matrix_ax, view.tokens, 10)
-        layout.token_labels(bar_ax, view.tokens, 10, queries=False)
         bar_ax.set_ylabel(ROW_LABEL)                     # «вес» уже у цветового столбика слева
         bar_ax.set_xlabel("ключ")
         self.image, self.title = matrix_ax.images[0], matrix_ax.title
-        self.bars, self.bar_title = list(bar_ax.patches), bar_ax.title
+        self.bar_title = bar_ax.title
         return [self.image, self.title, *self.bars, self.bar_title]
 
     def refresh(self, view):
