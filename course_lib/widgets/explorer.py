@@ -11,7 +11,6 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from course_lib import vis
 from course_lib.functional import entropy
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
@@ -85,12 +84,11 @@ class ExplorerPainter(Painter):
         panels = HeadPanels(grid, view.weights, view.tokens, left, height - 0.1, view.mask, self.vmax, gap=gap)
         panels.colorbar(grid.axes(width - colorbar + 0.2, height - 0.1 - title - panel, 0.15, panel), self.vmax)
         bar_ax = grid.axes(left, labels + 0.5, width - left - colorbar, bar)
-        vis.row(view.weights[view.head - 1], view.tokens, view.query, ax=bar_ax, title=" \n ")
-        layout.token_labels(bar_ax, view.tokens, size, queries=False)
+        self.bars = layout.token_bars(bar_ax, view.weights[view.head - 1, view.query], view.tokens, size, " \n ")
         bar_ax.set_xlabel("ключ: на кого смотрим")
         self.panels, self.images = panels, panels.images
-        self.frames = [panels.ax.add_patch(_row_frame(T, *panels.corner(i))) for i in range(h)]
-        self.bars = list(bar_ax.patches)
+        # add_artist, а не add_patch: пределы оси уже заданы, пересчёт их по рамкам — лишняя работа
+        self.frames = [panels.ax.add_artist(_row_frame(T, *panels.corner(i))) for i in range(h)]
         self.bar_title = bar_ax.title
         return self.images + self.frames + self.bars + [self.bar_title]
 

@@ -47,7 +47,7 @@ class HeadPanels:
             shown = weights[i] if mask is None else np.ma.masked_where(~mask, weights[i])
             self.images.append(ax.imshow(shown, cmap=cmap, vmin=0.0, vmax=vmax, extent=(x0, x0 + T, y0 + T, y0),
                                          interpolation="nearest"))
-            ax.add_patch(Rectangle((x0, y0), T, T, fill=False, edgecolor="black", linewidth=0.8))
+            ax.add_artist(Rectangle((x0, y0), T, T, fill=False, edgecolor="black", linewidth=0.8))  # пределы заданы выше
             ax.text(x0 + T / 2, y0, titles[i] if titles else f"голова {i + 1}", transform=above,
                     ha="center", va="bottom", fontsize=9 if titles else 10)
             if i + self.cols >= h:                               # ключи подписаны у нижнего ряда панелей
