@@ -80,6 +80,15 @@ class LiveFigure:
         self.frame = np.asarray(self.fig.canvas.buffer_rgba())
         return self.frame
 
+    def prepare(self, views):
+        """Строит раскладки этих видов заранее, в кэш: первый сдвиг в них — уже не постройка фигуры.
+
+        Для виджетов с немногими раскладками (heads: h из делителей d_model). Кадр после этого —
+        последнего вида; нарисуйте текущий вид заново (Explorer.update).
+        """
+        for view in list(views)[-self.cache_size:]:
+            self.render(view)
+
     def _fresh(self):
         """Первый раз — фигура и художник, которых нам дали; дальше — их чистые копии."""
         painter, size, constrained = self._template
