@@ -59,6 +59,7 @@ def heatmap(weights, xlabels=None, ylabels=None, title=None, ax=None, mask=None,
     _check_labels(xlabels, weights.shape[1], "xlabels (ключи)")
     _check_labels(ylabels, weights.shape[0], "ylabels (запросы)")
     T_q, T_k = weights.shape
+    own_figure = ax is None
     fig, ax = _axes(ax, (1.6 + 0.42 * T_k, 1.2 + 0.38 * T_q) if T_k <= 16 else (8, 7))
     shown = weights if mask is None else np.ma.masked_where(~np.asarray(mask, dtype=bool), weights)
     image = ax.imshow(shown, cmap=colormap(cmap), vmin=vmin, vmax=vmax)
@@ -73,7 +74,22 @@ def heatmap(weights, xlabels=None, ylabels=None, title=None, ax=None, mask=None,
     _token_ticks(ax, xlabels, ylabels, weights.shape)
     if title:
         ax.set_title(title)
+        if own_figure:
+            _fit_title(fig, ax)
     return fig
+
+
+def _fit_title(fig, ax):
+    """Расширяет свою фигуру, пока заголовок над картой не поместится в неё (сама карта — по центру)."""
+    ax.set_anchor("C")                                      # иначе карта прижата к шкале и уезжает вместе с ней
+    for _ in range(4):
+        fig.canvas.draw()
+        box = ax.title.get_window_extent()
+        over = max(0.0, -box.x0, box.x1 - fig.bbox.width)
+        if over <= 1:
+            return
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width + 2 * (over + 4) / fig.dpi, height)
 
 
 def head_grid(h, ncols=4):

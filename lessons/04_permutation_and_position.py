@@ -101,7 +101,7 @@ assert np.allclose(out_perm, out[perm])
 shuffled = [tokens[i] for i in perm]
 top = weights[0].max()                                   # общая шкала трёх картинок: от 0 до наибольшего веса
 print(f"веса головы 1 от {weights[0].min():.2f} до {top:.2f}; поровну было бы 1/{len(tokens)} = {1 / len(tokens):.2f}")
-fig, axes = plt.subplots(1, 3, figsize=(12, 4), layout="constrained")
+fig, axes = plt.subplots(1, 3, figsize=(12, 4.4), layout="constrained")
 vis.heatmap(weights[0], tokens, tokens, title="исходный порядок", ax=axes[0], colorbar=False, vmax=top)
 vis.heatmap(weights_perm[0], shuffled, shuffled, title="новый порядок", ax=axes[1], colorbar=False, vmax=top)
 vis.heatmap(weights[0][perm][:, perm], shuffled, shuffled, title="исходные веса, переставленные", ax=axes[2], vmax=top)

@@ -363,7 +363,7 @@ tokens = labels(probe)
 fig = vis.heads(history.snapshots[-1].reshape(4, len(probe), len(probe)), tokens, ncols=2)
 for ax, name in zip(fig.axes, names):
     ax.set_title(name.replace("\n", ", "))
-fig.suptitle("Веса всех голов после обучения (пробная последовательность, L = 10)")
+fig.suptitle("Веса всех голов после обучения\n(пробная последовательность, L = 10)")
 plt.show()
 layer, head = induction_head
 on_bos = history.snapshots[-1][layer, head, 1:11, 0].mean()          # строки первой копии, столбец BOS
@@ -439,7 +439,8 @@ ax.barh(range(len(second_loss)), list(second_loss.values()), color=vis.BAR_COLOR
 ax.set_yticks(range(len(second_loss)), labels=[f"выключили {name}" for name in second_loss])
 ax.axvline(np.log(VOCAB), color="grey", ls="--", lw=1, label="ln V: наугад")
 ax.invert_yaxis()
-ax.set(xlabel="loss второй копии, наты", title="Абляция: какая голова нужна для копирования")
+ax.set(xlabel="loss второй копии, наты")
+fig.suptitle("Абляция: какая голова нужна для копирования")
 ax.legend()
 plt.show()
 

@@ -30,6 +30,9 @@ import time
 
 import nbformat
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))     # tools/ как пакет, и при запуске файлом
+from tools.lesson_figures import kernel_ipython_dir  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LESSONS = ROOT / "lessons"
 ARTIFACTS = ROOT / "test-artifacts" / "lesson-passes"
@@ -211,6 +214,8 @@ def main(argv=None):
         envs["rerun"] = dict(os.environ)
         lines.append("rerun: каждая кодовая ячейка дважды подряд, оба вывода сверяются с тетрадкой")
 
+    figures = kernel_ipython_dir()                        # и здесь ядра проверяют, что подписи картинок в фигуре
+    envs = {kind: dict(env, IPYTHONDIR=figures) for kind, env in envs.items()}
     jobs = order_longest_first([(kind, nb) for kind in envs for nb in notebooks])
     started = time.perf_counter()
     results = []
