@@ -83,8 +83,8 @@ class LiveFigure:
     def prepare(self, views):
         """Строит раскладки этих видов заранее, в кэш: первый сдвиг в них — уже не постройка фигуры.
 
-        Для виджетов с немногими раскладками (heads: h из делителей d_model). Кадр после этого —
-        последнего вида; нарисуйте текущий вид заново (Explorer.update).
+        Для виджетов с немногими раскладками (heads: h из делителей d_model; causal: T до 11).
+        Кадр после этого — последнего вида; Explorer.prepare рисует текущий вид заново.
         """
         for view in list(views)[-self.cache_size:]:
             self.render(view)
@@ -155,6 +155,13 @@ class Explorer(widgets.VBox):
             self.sync(change)
         finally:
             self._syncing = False
+        self.update()
+
+    def prepare(self, views):
+        """Строит раскладки этих видов заранее (LiveFigure.prepare) и снова рисует текущий вид."""
+        views = list(views)
+        self.live.cache_size = max(self.live.cache_size, len(views))
+        self.live.prepare(views)
         self.update()
 
     def values(self):

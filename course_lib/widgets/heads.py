@@ -111,6 +111,5 @@ def heads_explorer(heads=2, sentence=SENTENCE, d_model=D_MODEL, seed=0, vmax=1.0
     explorer = Explorer(controls, view, HeadsPainter(vmax), new_figure(9, 6, layout=None))
     # раскладок столько, сколько делителей d_model до MAX_HEADS (у 24 — шесть): строим их сразу
     # (≈ 0.4 с при запуске ячейки), и сдвиг h — только новые данные на готовом фоне
-    explorer.live.prepare(view(h, seed) for h in divisors(d_model) if h <= MAX_HEADS)
-    explorer.update()
+    explorer.prepare(view(h, seed) for h in divisors(d_model) if h <= MAX_HEADS)
     return explorer
