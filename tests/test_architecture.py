@@ -128,3 +128,14 @@ def test_library_files_stay_short():
     long = {str(p.relative_to(LIBRARY.parent)): n for p in LIBRARY.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) >= 300}
     assert not long, f"файлы библиотеки длиной от 300 строк — пора делить по идеям: {long}"
+
+
+def test_readme_map_names_every_part_of_the_library():
+    readme = (LIBRARY.parent / "README.md").read_text(encoding="utf-8")
+    tree = readme[readme.index("## Как устроен репозиторий"):readme.index("### Как устроена библиотека")]
+    parts = {p.name for p in LIBRARY.iterdir() if p.suffix == ".py" and p.name != "__init__.py"}
+    parts |= {p.name + "/" for p in LIBRARY.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    for package in ("autograd", "nn", "props"):
+        parts |= {p.name for p in (LIBRARY / package).glob("*.py") if p.name != "__init__.py"}
+    missing = sorted(name for name in parts if name.removesuffix(".py") not in tree)
+    assert not missing, f"в карте README нет: {missing}"
