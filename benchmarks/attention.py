@@ -145,13 +145,12 @@ def torch_steps(torch, mha, x_data, upstream, need_weights):
 def profile(repeats):
     """Куда уходит время course_lib (float32): проекции, слитое внимание, обратный проход по частям."""
     dtype = np.float32
-    cl.manual_seed(0)
-    mha = cl.MultiHeadAttention(D_MODEL, HEADS, causal=True).to(dtype)
     rng = np.random.default_rng(1)
     x = cl.tensor(rng.standard_normal((N, T, D_MODEL)).astype(dtype), requires_grad=True)
     heads = [cl.tensor(rng.standard_normal((N, HEADS, T, D_HEAD)).astype(dtype), requires_grad=True) for _ in range(3)]
     g_heads = rng.standard_normal((N, HEADS, T, D_HEAD)).astype(dtype)
     g_out = rng.standard_normal((N, T, D_MODEL)).astype(dtype)
+    mha, whole = course_lib_steps(dtype, x.data, g_out)     # тот же слой и те же шаги, что в сравнении с torch
     mask, scale = cl.causal_mask(T), 1 / np.sqrt(D_HEAD)
     as_heads = lambda t: t.reshape(N, T, HEADS, D_HEAD).transpose(0, 2, 1, 3)   # noqa: E731  (N, T, D) -> (N, h, T, d_head)
 
@@ -185,22 +184,13 @@ def profile(repeats):
         q, k, v = (np.ascontiguousarray(t.data) for t in heads)
         (q @ k.swapaxes(-1, -2)) @ v
 
-    def whole_forward():
-        with cl.no_grad():
-            mha(x)
-
-    def whole_forward_backward():
-        mha.zero_grad()
-        x.grad = None
-        mha(x).backward(g_out)
-
     steps = {
-        "весь прямой проход MultiHeadAttention": whole_forward,
+        "весь прямой проход MultiHeadAttention": whole["прямой"],
         "  4 проекции W_q, W_k, W_v, W_o": projections,
         "  нарезка на головы и склейка (копии)": heads_split_merge,
         "  слитое внимание (оценки, маска, softmax, @ v)": fused_forward,
         "    из них умножения Q Kᵀ и веса @ V (без маски и softmax)": matmuls_only,
-        "весь прямой + обратный": whole_forward_backward,
+        "весь прямой + обратный": whole["прямой + обратный"],
         "  4 проекции, прямой + обратный": projections_forward_backward,
         "  слитое внимание, прямой + обратный": fused_forward_backward,
     }
