@@ -10,6 +10,7 @@ import copy
 
 import numpy as np
 
+from course_lib._checks import check_int
 from course_lib.functional import softmax
 from course_lib.autograd.tensor import no_grad
 from course_lib.nn import Embedding, Linear, Module, MultiHeadAttention
@@ -26,8 +27,7 @@ def repeated_blocks(N, length, rng, vocab=VOCAB):
 
     Токены блока — случайные из 0…vocab−1, с повторениями. rng — np.random.Generator.
     """
-    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
-        raise ValueError(f"length — длина блока, целое число ≥ 1, а пришло {length!r}")
+    check_int(length, "length", "repeated_blocks", meaning=" (длина блока)")
     block = rng.integers(0, vocab, size=(N, length))                  # (N, L)
     bos = np.full((N, 1), BOS)
     return np.concatenate([bos, block, block], axis=1)                # (N, 1 + 2L)

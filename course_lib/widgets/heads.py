@@ -13,7 +13,7 @@ from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
 from course_lib.widgets.mosaic import HeadPanels
-from course_lib._checks import divisors
+from course_lib._checks import check_int, divisors
 from course_lib.widgets.common import (MAX_T, attention_weights, check_vmax, embed_words, random_model,
                                        tokens_from)
 
@@ -43,8 +43,7 @@ def heads_view(heads, seed=0, sentence=SENTENCE, d_model=D_MODEL):
     Если d_model не делится на heads, берёт ближайший делитель снизу и объясняет это в `message`.
     При одном зерне матрицы W_Q, W_K, W_V, W_O одни и те же при любом h: меняется только разрез.
     """
-    if isinstance(d_model, bool) or not isinstance(d_model, (int, np.integer)) or d_model < 1:
-        raise ValueError(f"heads_view: d_model — ширина слоя, целое число ≥ 1, а пришло {d_model!r}")
+    check_int(d_model, "d_model", "heads_view", meaning=" (ширина слоя)")
     words = str(sentence).split()
     tokens, message = tokens_from(sentence, max(1, min(len(words), MAX_T)))
     notes = [message] if message else []
