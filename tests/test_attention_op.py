@@ -2,7 +2,7 @@
 
 Три шага — оценки q·kᵀ·scale, маска (−∞), softmax, умножение на v — собраны здесь из
 отдельных операций Tensor; слитая операция должна давать то же и вперёд, и назад,
-в том числе когда кусков несколько (CHUNK уменьшен), батч растянут, а строки закрыты целиком.
+в том числе когда кусков и полос несколько (CHUNK и ROWS уменьшены), батч растянут, а строки закрыты целиком.
 """
 
 import numpy as np
@@ -39,10 +39,11 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("chunk", [2**16, 7])          # 7 чисел: по одной матрице за кусок
+@pytest.mark.parametrize("chunk, rows", [(2**18, 64), (7, 1), (7, 3)])   # 7 чисел: по одной матрице за кусок
 @pytest.mark.parametrize("case", CASES)
-def test_fused_equals_three_steps_forward_and_backward(case, chunk, monkeypatch):
+def test_fused_equals_three_steps_forward_and_backward(case, chunk, rows, monkeypatch):
     monkeypatch.setattr(attention_module, "CHUNK", chunk)
+    monkeypatch.setattr(attention_module, "ROWS", rows)
     *shapes, mask = CASES[case]
     arrays = [rng(i).normal(size=shape) for i, shape in enumerate(shapes)]
     results = []
@@ -60,6 +61,7 @@ def test_fused_equals_three_steps_forward_and_backward(case, chunk, monkeypatch)
 @pytest.mark.parametrize("case", CASES)
 def test_fused_gradients_match_finite_differences(case, monkeypatch):
     monkeypatch.setattr(attention_module, "CHUNK", 7)
+    monkeypatch.setattr(attention_module, "ROWS", 2)
     *shapes, mask = CASES[case]
     arrays = [rng(10 + i).normal(size=shape) for i, shape in enumerate(shapes)]
     assert_grads_match(lambda q, k, v: attention(q, k, v, mask, 0.5)[0], arrays, names=["q", "k", "v"])
@@ -90,3 +92,15 @@ def test_no_graph_without_requires_grad():
     q, k, v = (nt.tensor(rng(40 + i).normal(size=(3, 2))) for i in range(3))
     context, weights = attention(q, k, v, None, 1.0)
     assert not context.requires_grad and not weights.requires_grad and context._parents == ()
+
+
+def test_bands_skip_the_keys_the_mask_closes_for_every_row(monkeypatch):
+    monkeypatch.setattr(attention_module, "ROWS", 4)
+    causal = ~np.tril(np.ones((8, 8), dtype=bool))[None]
+    assert attention_module._bands(causal, 8, 8) == [(slice(0, 4), 4), (slice(4, 8), 8)]
+    padding = np.ones((2, 6, 5), dtype=bool)          # закрыто всё, кроме ключей 0..2 первой матрицы
+    padding[0, :, :3] = False
+    assert attention_module._bands(padding, 6, 5) == [(slice(0, 4), 3), (slice(4, 6), 3)]
+    padding[0, 4:] = True                             # вторая полоса закрыта целиком
+    assert attention_module._bands(padding, 6, 5) == [(slice(0, 4), 3), (slice(4, 6), 0)]
+    assert attention_module._bands(None, 6, 5) == [(slice(0, 4), 5), (slice(4, 6), 5)]

@@ -3,20 +3,20 @@
 Урок 05 считает внимание тремя шагами — оценки, маска, softmax, — и так его и надо читать.
 Здесь те же шаги слиты в одну операцию ради скорости: матрица оценок (…, T_q, T_k) — самый
 большой массив во всём слое (N·h·T² чисел), и три отдельных шага прошли бы по ней в памяти
-много раз. Операция идёт кусками по несколько матриц (T_q, T_k) размером с кэш процессора
-(~256 КБ): кусок посчитан, замаскирован, пронормирован и умножен на v, пока лежит в кэше;
-куски независимы, и их считают все ядра сразу.
+много раз. Операция идёт кусками: полоса из ROWS строк запросов в нескольких матрицах сразу,
+всего ~CHUNK чисел, — столько держит кэш одного ядра. Кусок посчитан, замаскирован,
+пронормирован и умножен на v, пока лежит в кэше; куски независимы, и их считают все ядра сразу.
+Ключи правее последнего открытого в полосе маска закрывает для всех её строк: там веса — нули,
+и их не считают. Для причинной маски это почти половина матрицы.
 `functional.scaled_dot_product_attention` проверяет входы и зовёт эту операцию.
 """
 
-import functools
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
-CHUNK = 2**16   # чисел оценок в одном куске: 256 КБ во float32, 512 КБ во float64
+from course_lib.autograd._parallel import each_piece
+
+ROWS = 64       # строк запросов в полосе
+CHUNK = 2**18   # чисел оценок в одном куске: 1 МБ во float32, 2 МБ во float64
 
 
 def attention(q, k, v, mask, scale):
@@ -32,49 +32,61 @@ def attention(q, k, v, mask, scale):
     Q, K, V = (_flat(t.data, batch).astype(dtype, copy=False) for t in (q, k, v))   # (B, T, d)
     B, T_q, T_k = Q.shape[0], Q.shape[1], K.shape[1]
     blocked = None if mask is None else ~_flat(np.broadcast_to(mask, batch + (T_q, T_k)), batch, keep_one=True)
+    bands = _bands(blocked, T_q, T_k)                        # [(строки, c)]: строкам открыты только ключи < c
     weights = np.empty((B, T_q, T_k), dtype=dtype)
     context = np.empty((B, T_q, V.shape[2]), dtype=dtype)
 
     def forward_chunk(s):
-        w = weights[s]                                       # (b, T_q, T_k) — кусок в кэше
-        np.matmul(Q[s] * scale, K[s].swapaxes(1, 2), out=w)  # оценки q·kᵀ·scale
-        if blocked is not None:
-            np.copyto(w, -np.inf, where=blocked[s] if len(blocked) > 1 else blocked)   # закрытое -> −∞ -> вес 0
-        peak = w.max(axis=-1, keepdims=True, initial=-np.inf)
-        peak[np.isneginf(peak)] = 0                          # строка из одних −∞: вычитаем 0, не −∞
-        w -= peak
-        np.exp(w, out=w)
-        total = w.sum(axis=-1, keepdims=True)
-        total[total == 0] = 1                                # ... и получаем нули вместо 0/0
-        w /= total
-        np.matmul(w, V[s], out=context[s])                   # context = weights @ v
+        for rows, c in bands:
+            w = weights[s, rows, :c]                         # (b, ROWS, c) — кусок в кэше
+            weights[s, rows, c:] = 0                         # правее c всё закрыто: веса 0
+            np.matmul(Q[s, rows] * scale, K[s, :c].swapaxes(1, 2), out=w)   # оценки q·kᵀ·scale
+            if blocked is not None:
+                closed = blocked[s if len(blocked) > 1 else slice(None), rows, :c]
+                np.copyto(w, -np.inf, where=closed)          # закрытое -> −∞ -> вес 0
+            peak = w.max(axis=-1, keepdims=True, initial=-np.inf)
+            peak[np.isneginf(peak)] = 0                      # строка из одних −∞: вычитаем 0, не −∞
+            w -= peak
+            np.exp(w, out=w)
+            total = w.sum(axis=-1, keepdims=True)
+            total[total == 0] = 1                            # ... и получаем нули вместо 0/0
+            w /= total
+            np.matmul(w, V[s, :c], out=context[s, rows])     # context = weights @ v
 
-    _each_chunk(forward_chunk, B, T_q * T_k)
+    _each_chunk(forward_chunk, B, min(ROWS, T_q) * T_k)
     context_out = q._child(context.reshape(batch + context.shape[1:]), k, v)
     weights_out = q._child(weights.reshape(batch + weights.shape[1:]), k)
 
     def _context_backward(g):
         g = _flat(g, batch)
-        grad_q, grad_k, grad_v = np.empty_like(Q), np.empty_like(K), np.empty_like(V)
+        grad_q, grad_k, grad_v = np.empty_like(Q), np.zeros_like(K), np.zeros_like(V)
 
         def backward_chunk(s):
-            np.matmul(weights[s].swapaxes(1, 2), g[s], out=grad_v[s])    # dL/dv = wᵀ g
-            grad_w = g[s] @ V[s].swapaxes(1, 2)                          # dL/dw = g vᵀ
-            dot = (g[s] * context[s]).sum(axis=-1, keepdims=True)        # Σ_j (dL/dw_j)·w_j = g·context
-            _scores_backward(weights[s], grad_w, dot, Q[s], K[s], scale, grad_q[s], grad_k[s])
+            for rows, c in bands:
+                w, g_rows = weights[s, rows, :c], g[s, rows]
+                grad_v[s, :c] += w.swapaxes(1, 2) @ g_rows                 # dL/dv = wᵀ g
+                grad_w = g_rows @ V[s, :c].swapaxes(1, 2)                  # dL/dw = g vᵀ
+                dot = (g_rows * context[s, rows]).sum(axis=-1, keepdims=True)   # Σ_j (dL/dw_j)·w_j = g·context
+                _scores_backward(w, grad_w, dot, Q[s, rows], K[s, :c], grad_q[s, rows], grad_k[s, :c])
+            grad_q[s] *= scale
+            grad_k[s] *= scale
 
-        _each_chunk(backward_chunk, B, T_q * T_k)
+        _each_chunk(backward_chunk, B, min(ROWS, T_q) * T_k)
         return tuple(grad.reshape(batch + grad.shape[1:]) for grad in (grad_q, grad_k, grad_v))
 
     def _weights_backward(g):
         g = _flat(g, batch)
-        grad_q, grad_k = np.empty_like(Q), np.empty_like(K)
+        grad_q, grad_k = np.empty_like(Q), np.zeros_like(K)
 
         def backward_chunk(s):
-            dot = (g[s] * weights[s]).sum(axis=-1, keepdims=True)        # Σ_j (dL/dw_j)·w_j
-            _scores_backward(weights[s], g[s].copy(), dot, Q[s], K[s], scale, grad_q[s], grad_k[s])
+            for rows, c in bands:
+                w, grad_w = weights[s, rows, :c], g[s, rows, :c].copy()
+                dot = (grad_w * w).sum(axis=-1, keepdims=True)             # Σ_j (dL/dw_j)·w_j
+                _scores_backward(w, grad_w, dot, Q[s, rows], K[s, :c], grad_q[s, rows], grad_k[s, :c])
+            grad_q[s] *= scale
+            grad_k[s] *= scale
 
-        _each_chunk(backward_chunk, B, T_q * T_k)
+        _each_chunk(backward_chunk, B, min(ROWS, T_q) * T_k)
         return tuple(grad.reshape(batch + grad.shape[1:]) for grad in (grad_q, grad_k))
 
     context_out._backward = _context_backward
@@ -82,43 +94,47 @@ def attention(q, k, v, mask, scale):
     return context_out, weights_out
 
 
-def _scores_backward(w, grad_w, dot, q, k, scale, grad_q, grad_k):
-    """От dL/d(весов) к dL/dq и dL/dk через softmax и оценки; grad_w портится, grad_q и grad_k заполняются.
+def _scores_backward(w, grad_w, dot, q, k, grad_q, grad_k):
+    """От dL/d(весов) полосы к dL/dq и dL/dk без множителя scale; grad_w портится, в grad_q пишется, к grad_k прибавляется.
 
     dot — Σ_j (dL/dw_j)·w_j по каждой строке. Когда веса идут только в context = w @ v, это
     то же самое, что g·context (g = dL/d context): сумма по d_v числам вместо T_k — так делает FlashAttention.
+    Оценки s = q·kᵀ·scale, поэтому dL/dq = scale · (dL/ds) k и dL/dk = scale · Σ по полосам (dL/ds)ᵀ q;
+    scale умножают один раз, когда все полосы сложены.
     """
     grad_w -= dot                                           # softmax: dL/ds = w ⊙ (dL/dw − Σ dL/dw·w)
     grad_w *= w
-    np.matmul(grad_w, k, out=grad_q)                        # оценки s = q·kᵀ·scale:
-    grad_q *= scale                                         #   dL/dq = scale · (dL/ds) k
-    np.matmul(grad_w.swapaxes(1, 2), q, out=grad_k)         #   dL/dk = scale · (dL/ds)ᵀ q
-    grad_k *= scale
+    np.matmul(grad_w, k, out=grad_q)                        # (dL/ds) k
+    grad_k += grad_w.swapaxes(1, 2) @ q                     # (dL/ds)ᵀ q — ключ получает от всех полос
+
+
+def _bands(blocked, T_q, T_k):
+    """[(строки, c)] — полосы по ROWS строк запросов; маска открывает строкам полосы только ключи < c.
+
+    blocked — (B или 1, T_q, T_k), True = закрыто, или None. c — последний открытый ключ полосы
+    хоть в одной матрице, плюс один; правее него в полосе одни нули весов. Полоса, закрытая
+    целиком, получает c = 0: пустые умножения дают нулевые веса и нулевой context.
+    """
+    bands = []
+    for start in range(0, T_q, ROWS):
+        rows = slice(start, min(start + ROWS, T_q))
+        if blocked is None:
+            c = T_k
+        else:
+            open_keys = np.flatnonzero(~blocked[:, rows].all(axis=(0, 1)))
+            c = int(open_keys[-1]) + 1 if len(open_keys) else 0
+        bands.append((rows, c))
+    return bands
 
 
 def _each_chunk(fn, B, cells):
-    """fn(s) для каждого куска s — среза по оси батча, в котором столько матриц (T_q, T_k), сколько влезает в CHUNK.
+    """fn(s) для каждого куска s — среза по оси батча: столько матриц, чтобы их полосы (cells чисел в каждой) влезли в CHUNK.
 
-    Куски независимы, поэтому их считают все ядра сразу: по куску на поток, а BLAS внутри
-    куска — в один поток (маленькие умножения в два потока только ждали бы друг друга).
-    Один кусок (короткие последовательности, как в обучении урока 07) — без потоков.
+    Куски независимы, поэтому их считают все ядра сразу (_parallel.py). Один кусок (короткие
+    последовательности, как в обучении урока 07) — без потоков.
     """
     step = max(1, CHUNK // max(cells, 1))
-    chunks = [slice(i, i + step) for i in range(0, B, step)]
-    if len(chunks) <= 1:
-        for s in chunks:
-            fn(s)
-        return
-    pool, blas = _workers()
-    with blas.limit(limits=1, user_api="blas"):
-        list(pool.map(fn, chunks))                         # list: дождаться всех и поднять ошибку, если была
-
-
-@functools.lru_cache(maxsize=None)
-def _workers():
-    """Пул потоков по числу ядер и ручка для числа потоков BLAS — создаются один раз, при первом большом вызове."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return ThreadPoolExecutor(max_workers=max(1, min(cores, 8))), ThreadpoolController()
+    each_piece(fn, [slice(i, i + step) for i in range(0, B, step)])
 
 
 def _flat(x, batch, keep_one=False):

@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 
 from course_lib._checks import broadcast_error, check_axis, matmul_error
-from course_lib.autograd._matmul import batched_matmul, vector_matmul_grads
+from course_lib.autograd._matmul import batched_matmul, matmul, vector_matmul_grads
 from course_lib.autograd.reductions import Reductions
 from course_lib.autograd.shape_ops import ShapeOps
 
@@ -185,7 +185,7 @@ class Tensor(ShapeOps, Reductions):
                 return vector_matmul_grads(a, b, g)
             grad_a = batched_matmul(g, np.swapaxes(b, -1, -2))      # dL/dA = G Bᵀ
             if b.ndim == 2:   # одна матрица весов на весь батч (Linear): одно большое умножение
-                grad_b = a.reshape(-1, a.shape[-1]).T @ g.reshape(-1, g.shape[-1])
+                grad_b = matmul(a.reshape(-1, a.shape[-1]).T, g.reshape(-1, g.shape[-1]))
             else:
                 grad_b = np.swapaxes(a, -1, -2) @ g                 # dL/dB = Aᵀ G
             return grad_a, grad_b
