@@ -12,11 +12,15 @@ Notebook 7, VS Code, Colab — менеджер Colab двоичные буфе�
 Фигура не пересоздаётся и вывод не очищается, поэтому ничего не мигает. Числа, которые меняются с каждым сдвигом
 (энтропия, наибольший вес), художник может отдать текстом в `caption(вид)` — их рисует
 браузер, а не matplotlib.
+Новая раскладка — самое дорогое (80–120 мс: оси, подписи, фон). Виджет, показанный на экране,
+строит раскладки соседних положений ползунков, меняющих раскладку, заранее — в фоновом потоке,
+пока ученик смотрит на кадр (`Explorer(prefetch=...)`, `LiveFigure.prefetch`).
 """
 
 import base64
 import copy
 import io
+import threading
 import time
 from collections import OrderedDict
 
@@ -56,29 +60,86 @@ class LiveFigure:
         self.format, self.encode = "jpeg", encode_jpeg
         self.frame = None
         self.encode_seconds = self.text_seconds = 0.0   # JPEG и base64 последнего кадра (benchmarks/widgets.py)
+        self._drawing = threading.Lock()   # кэш и текущая фигура: их трогают render и фоновый поток (prefetch)
+        self._wanted, self._wanted_lock, self._worker = [], threading.Lock(), None
+        self._building, self._built = None, threading.Event()   # какую раскладку строит фоновый поток
 
     def render(self, view):
         """Рисует вид и возвращает кадр (H, W, 4) uint8: новая раскладка — build, затем всегда refresh."""
         key = self._template[0].layout_key(view)
-        if key in self._cache:
+        if self._building == key:                # её как раз строит фоновый поток: дождаться, а не строить вторую
+            self._built.wait()
+        with self._drawing:
+            if key not in self._cache:
+                self._store(key, self._build(view, first=not self._cache))
             self._cache.move_to_end(key)
             self.painter, self.fig, background = self._cache[key]
             self.fig.canvas.restore_region(background)
-        else:
-            self.painter, self.fig = self._fresh()
-            self.painter.build(self.fig, view)
+            self.painter.refresh(view)
             for artist in self.painter.dynamic:
-                artist.set_animated(True)            # в фон не попадают, рисуем их поверх
-            self.fig.canvas.draw()
-            self._cache[key] = (self.painter, self.fig, self.fig.canvas.copy_from_bbox(self.fig.bbox))
-            if len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-            self.full_redraws += 1
-        self.painter.refresh(view)
-        for artist in self.painter.dynamic:
-            self.fig.draw_artist(artist)
-        self.frame = np.asarray(self.fig.canvas.buffer_rgba())
+                self.fig.draw_artist(artist)
+            self.frame = np.asarray(self.fig.canvas.buffer_rgba())
         return self.frame
+
+    def _build(self, view, first=False):
+        """Новая раскладка: (художник, фигура, фон без меняющихся артистов). Кэш и текущую фигуру не трогает."""
+        painter, fig = self._fresh(first)
+        painter.build(fig, view)
+        for artist in painter.dynamic:
+            artist.set_animated(True)            # в фон не попадают, рисуем их поверх
+        fig.canvas.draw()
+        return painter, fig, fig.canvas.copy_from_bbox(fig.bbox)
+
+    def _store(self, key, built):
+        self._cache[key] = built
+        if len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        self.full_redraws += 1
+
+    def has_layout(self, view):
+        """Раскладка этого вида уже построена (лежит в кэше)?"""
+        return self._template[0].layout_key(view) in self._cache
+
+    def prefetch(self, views):
+        """Строит раскладки этих видов в фоновом потоке, по очереди; кадр и текущая фигура не меняются.
+
+        Новый вызов заменяет ещё не начатые раскладки прежнего: ученик уже сдвинул ползунок дальше.
+        Фоновая постройка рисует свою, новую фигуру и не мешает render рисовать кадр в это время.
+        """
+        with self._wanted_lock:
+            self._wanted = list(views)
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._prefetch_loop, name="course_lib-prefetch", daemon=True)
+                self._worker.start()
+
+    def join_prefetch(self, timeout=30):
+        """Дождаться, пока фоновый поток достроит всё, что просили (для тестов и замеров)."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+
+    def _prefetch_loop(self):
+        while True:
+            with self._wanted_lock:
+                if not self._wanted:
+                    self._worker = None
+                    return
+                view = self._wanted.pop(0)
+            key = self._template[0].layout_key(view)
+            with self._drawing:
+                if key in self._cache:
+                    continue
+                self._building = key
+                self._built.clear()
+            try:
+                built = self._build(view)
+                with self._drawing:
+                    self._store(key, built)
+            except Exception:    # в фоне — молча: эту раскладку построит render, и ошибка будет видна там
+                pass
+            finally:
+                self._building = None
+                self._built.set()
 
     def prepare(self, views):
         """Строит раскладки этих видов заранее, в кэш: первый сдвиг в них — уже не постройка фигуры.
@@ -89,10 +150,10 @@ class LiveFigure:
         for view in list(views)[-self.cache_size:]:
             self.render(view)
 
-    def _fresh(self):
+    def _fresh(self, first=False):
         """Первый раз — фигура и художник, которых нам дали; дальше — их чистые копии."""
         painter, size, constrained = self._template
-        if not self._cache and not self.fig.axes:
+        if first and not self.fig.axes:
             return painter, self.fig
         return copy.copy(painter), new_figure(*size, layout="constrained" if constrained else None)
 
@@ -132,9 +193,11 @@ class Explorer(widgets.VBox):
     показывается PNG того же рисунка при исходном положении ползунков.
     """
 
-    def __init__(self, controls, view, painter, fig):
+    def __init__(self, controls, view, painter, fig, prefetch=()):
         self.controls, self.view, self.painter = controls, view, painter
-        self.live = LiveFigure(painter, fig)
+        self.live = LiveFigure(painter, fig, cache_size=12 if prefetch else 8)
+        self.prefetch_controls, self._shown = tuple(prefetch), False   # ползунки, меняющие раскладку
+        self._last_move = (None, 0)        # (имя ползунка, +1 или −1): куда ученик двигал в последний раз
         self.image = widgets.HTML(layout=widgets.Layout(align_self="flex-start"))   # кадр — текстом, см. выше
         self.message, self.caption = widgets.HTML(), widgets.HTML()
         rows = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
@@ -150,6 +213,8 @@ class Explorer(widgets.VBox):
     def _on_change(self, change):
         if self._syncing:                  # ползунок сдвинули мы сами в sync(): кадр нарисуем один раз
             return
+        name = next(name for name, control in self.controls.items() if control is change["owner"])
+        self._last_move = (name, 1 if isinstance(change["new"], (int, float)) and change["new"] > change["old"] else -1)
         self._syncing = True
         try:
             self.sync(change)
@@ -175,9 +240,30 @@ class Explorer(widgets.VBox):
         self.message.value = f"<span style='color:#a00'>⚠ {warning}</span>" if warning else ""
         self.image.value = self.live.html(self.state)
         self.caption.value = self.live.painter.caption(self.state)
+        if self._shown:
+            self._prefetch_neighbours()
         return self.state
 
+    def _prefetch_neighbours(self):
+        """Раскладки на шаг влево и вправо каждого ползунка из prefetch — строить в фоне.
+
+        Виды считаются здесь, в главном потоке (функция вида может брать зерно курса), в фоне — только рисование.
+        """
+        values, views = self.values(), []
+        for name in self.prefetch_controls:
+            control = self.controls[name]
+            steps = (1, -1) if self._last_move == (name, 1) else (-1, 1)   # сначала — туда, куда двигали
+            for value in (control.value + step for step in steps):
+                if not control.disabled and control.min <= value <= control.max:
+                    view = self.view(**{**values, name: value})
+                    if not self.live.has_layout(view):
+                        views.append((self._last_move[0] != name, view))
+        if views:
+            self.live.prefetch(view for _, view in sorted(views, key=lambda pair: pair[0]))   # ползунок, который двигали, — первым
+
     def _repr_mimebundle_(self, **kwargs):
+        self._shown = True                    # виджет на экране: пока ученик смотрит, готовим соседние раскладки
+        self._prefetch_neighbours()
         bundle = super()._repr_mimebundle_(**kwargs)
         bundle["image/png"] = base64.b64encode(encode_png(self.live.frame)).decode("ascii")
         return bundle

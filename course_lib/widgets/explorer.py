@@ -161,4 +161,4 @@ def attention_explorer(sentence=DEFAULT_SENTENCE, d_k=8, heads=2, causal=False, 
         "head": widgets.IntSlider(value=1, min=1, max=heads, description="голова"),
     }
     view = functools.partial(attention_view, model=model, embed=embed)
-    return AttentionExplorer(controls, view, ExplorerPainter(vmax), new_figure(8, 6, layout=None))
+    return AttentionExplorer(controls, view, ExplorerPainter(vmax), new_figure(8, 6, layout=None), prefetch=("T", "heads"))
