@@ -8,9 +8,13 @@
 шагами вперёд от начального значения и обратно, как ученик с клавиатуры: первый заход в
 новую раскладку (другое T, другое число голов, другой блок) строит фигуру, обратный путь
 берёт её из кэша. Печатается таблица: виджет, ползунок, сдвигов, p50 и p95 в мс (процессорное
-время ядра), p50 по часам, сколько из этого стоит кадр: сжатие в JPEG и перевод в текст
-(base64 для data: URL, которым кадр уходит в браузер), и отдельно — медиана сдвигов в новую
-раскладку (фигура строится, кэш не помогает; браузерный тест двигает ползунки именно так).
+время главного потока ядра), p50 по часам, сколько из этого стоит кадр: сжатие в JPEG и перевод
+в текст (base64 для data: URL, которым кадр уходит в браузер), и отдельно — медиана сдвигов в
+новую раскладку (фигура строится, кэш не помогает; браузерный тест двигает ползунки именно так).
+
+Виджет, показанный на экране, строит соседние раскладки заранее в фоновом потоке (Explorer(prefetch=...)).
+Для таких виджетов есть вторая строка «на экране»: виджет показан, и между сдвигами — пауза,
+пока фоновый поток не закончит (ученик смотрит на кадр). Так видно, что даёт фоновая постройка.
 
 Цель (issue 14): p50 ≤ 100 мс и p95 ≤ 200 мс для каждого ползунка. Браузер добавляет к этому
 доставку кадра и его показ (tests/test_browser.py печатает свою таблицу).
@@ -89,19 +93,25 @@ def path_of(control):
     return forward + forward[::-1][1:] + [control.value]
 
 
-def measure(explorer, name):
-    """На каждый сдвиг ползунка `name`: мс процессорного времени ядра, мс по часам, мс на JPEG и на base64."""
+def measure(explorer, name, shown=False):
+    """На каждый сдвиг ползунка `name`: мс процессорного времени ядра, мс по часам, мс на JPEG и на base64.
+
+    Время процессора — главного потока (`thread_time`): фоновая постройка раскладок сюда не входит.
+    shown: виджет на экране, перед каждым сдвигом фоновый поток успевает закончить.
+    """
     control = explorer.controls[name]
     start = control.value
     cpu, wall, jpeg, text, built = [], [], [], [], []
     for value in path_of(control):
         if control.value == value or getattr(control, "disabled", False):
             continue
+        if shown:
+            explorer.live.join_prefetch()
         redraws = explorer.live.full_redraws
-        started, clock = time.process_time(), time.perf_counter()
+        started, clock = time.thread_time(), time.perf_counter()
         control.value = value
-        cpu.append((time.process_time() - started) * 1000)
-        if explorer.live.full_redraws > redraws:
+        cpu.append((time.thread_time() - started) * 1000)
+        if explorer.live.full_redraws > redraws and not shown:
             built.append(cpu[-1])
         wall.append((time.perf_counter() - clock) * 1000)
         jpeg.append(explorer.live.encode_seconds * 1000)
@@ -113,26 +123,35 @@ def measure(explorer, name):
 def main(pattern=""):
     print(f"ядер: {os.cpu_count()}, загрузка машины (1 мин): {os.getloadavg()[0]:.1f}, "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '—')}")
-    print("p50/p95 — процессорное время ядра на сдвиг (на занятой машине часы врут: они ждут чужие процессы);")
+    print("p50/p95 — процессорное время главного потока ядра на сдвиг (на занятой машине часы врут: они ждут чужие процессы);")
     print("«по часам» — p50 настенного времени; JPEG и data: URL — p50 сжатия кадра и перевода его в текст.")
-    print(f"{'виджет':<28} {'ползунок':<12} {'сдвигов':>7} {'p50, мс':>8} {'p95, мс':>8} {'по часам':>9} "
+    print(f"{'виджет':<34} {'ползунок':<12} {'сдвигов':>7} {'p50, мс':>8} {'p95, мс':>8} {'по часам':>9} "
           f"{'JPEG':>6} {'data:URL':>8} {'новая раскладка':>15}")
     worst = []
     for widget, factory in widgets_of_the_course().items():
         if pattern not in widget:
             continue
         explorer = factory()
-        for name in explorer.controls:
-            cpu, wall, jpeg, text, built = measure(explorer, name)
-            if not cpu:
-                continue
-            p50, p95 = np.percentile(cpu, [50, 95])
-            flag = "  <- выше цели" if p50 > 100 or p95 > 200 else ""
-            # первый заход в раскладку (строится фигура) — так ползунок двигают в браузере: всё время в одну сторону
-            fresh = f"{np.median(built):.0f} мс ×{len(built)}" if built else "—"
-            print(f"{widget:<28} {name:<12} {len(cpu):>7} {p50:>8.1f} {p95:>8.1f} {np.median(wall):>9.1f} "
-                  f"{np.median(jpeg):>6.1f} {np.median(text):>8.2f} {fresh:>15}{flag}")
-            worst.append((p95, widget, name))
+        passes = [(widget, False)]
+        if explorer.prefetch_controls:
+            passes.append((f"{widget} на экране", True))
+        for label, shown in passes:
+            if shown:
+                explorer = factory()
+                explorer._repr_mimebundle_()                 # так Jupyter показывает виджет
+            for name in explorer.controls:
+                if shown and name not in explorer.prefetch_controls:
+                    continue                                 # остальные ползунки раскладку не меняют: как без экрана
+                cpu, wall, jpeg, text, built = measure(explorer, name, shown)
+                if not cpu:
+                    continue
+                p50, p95 = np.percentile(cpu, [50, 95])
+                flag = "  <- выше цели" if p50 > 100 or p95 > 200 else ""
+                # первый заход в раскладку (строится фигура) — так ползунок двигают в браузере: всё время в одну сторону
+                fresh = f"{np.median(built):.0f} мс ×{len(built)}" if built else "—"
+                print(f"{label:<34} {name:<12} {len(cpu):>7} {p50:>8.1f} {p95:>8.1f} {np.median(wall):>9.1f} "
+                      f"{np.median(jpeg):>6.1f} {np.median(text):>8.2f} {fresh:>15}{flag}")
+                worst.append((p95, label, name))
     if worst:
         p95, widget, name = max(worst)
         print(f"самый медленный по p95: {widget} / {name} — {p95:.0f} мс (цель: p50 ≤ 100, p95 ≤ 200)")
