@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 import course_lib as cl
+from course_lib.autograd._parallel import each_piece
 from course_lib.autograd.attention import attention
 
 N, T, D_MODEL, HEADS = 8, 256, 256, 8
@@ -187,16 +188,19 @@ def profile(repeats):
         for layer in (mha.W_q, mha.W_k, mha.W_v, mha.W_o):
             layer(x).backward(g_out)
 
-    def matmuls_only():
-        q, k, v = (np.ascontiguousarray(t.data) for t in heads)
-        (q @ k.swapaxes(-1, -2)) @ v
+    flat = [np.ascontiguousarray(t.data).reshape(N * HEADS, T, D_HEAD) for t in heads]
+
+    def matmuls_only():                             # как внутри слитой операции: кусками на все ядра, BLAS в один поток
+        q, k, v = flat
+        halves = [slice(0, N * HEADS // 2), slice(N * HEADS // 2, N * HEADS)]
+        each_piece(lambda s: (q[s] @ k[s].swapaxes(-1, -2)) @ v[s], halves)
 
     steps = {
         "весь прямой проход MultiHeadAttention": whole["прямой"],
         "  4 проекции W_q, W_k, W_v, W_o": projections,
         "  нарезка на головы и склейка (копии)": heads_split_merge,
         "  слитое внимание (оценки, маска, softmax, @ v)": fused_forward,
-        "    из них умножения Q Kᵀ и веса @ V (без маски и softmax)": matmuls_only,
+        "    одни умножения Q Kᵀ и веса @ V, все клетки, без softmax": matmuls_only,
         "весь прямой + обратный": whole["прямой + обратный"],
         "  4 проекции, прямой + обратный": projections_forward_backward,
         "  слитое внимание, прямой + обратный": fused_forward_backward,
