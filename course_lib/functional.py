@@ -119,11 +119,14 @@ def entropy(weights, axis=-1):
     return 0.0 - (weights * logs).sum(axis=axis)            # 0.0 − …: без «−0.0» у строки с одним весом 1
 
 
-def cross_entropy(logits, targets):
-    """Средняя по позициям −log p(верного класса) (урок 07).
+def cross_entropy(logits, targets, reduction="mean"):
+    """−log p(верного класса) (урок 07): средняя по позициям или, с reduction="none", в каждой позиции.
 
     logits: (..., C) — оценки классов, targets: (...) — целые номера классов из [0, C).
+    reduction="mean" — одно число (loss обучения), "none" — массив формы targets (урок 09: loss по позициям).
     """
+    if reduction not in ("mean", "none"):
+        raise ValueError(f'cross_entropy: reduction — "mean" (среднее) или "none" (по позициям), а пришло {reduction!r}')
     plain = not isinstance(logits, Tensor)
     logits = as_tensor(logits)
     check_float(logits.data, "logits")
@@ -142,12 +145,15 @@ def cross_entropy(logits, targets):
     probs = softmax(logits.data, axis=-1)                                        # (..., C)
     picked = np.take_along_axis(probs, targets[..., None], axis=-1)[..., 0]      # (...)
     tiny = np.finfo(probs.dtype).tiny                                            # log(0) -> большое, но конечное
-    out = logits._child(np.asarray(-np.log(np.maximum(picked, tiny)).mean(), dtype=logits.dtype))
+    losses = -np.log(np.maximum(picked, tiny))                                   # (...)
+    out = logits._child(np.asarray(losses.mean() if reduction == "mean" else losses, dtype=logits.dtype))
 
     def _backward(g):
         grad = probs.copy()
         np.put_along_axis(grad, targets[..., None], np.take_along_axis(grad, targets[..., None], -1) - 1, -1)
-        return (grad * (g / max(targets.size, 1)),)             # d(mean CE)/d logits = (p − one_hot) / n
+        if reduction == "mean":
+            return (grad * (g / max(targets.size, 1)),)         # d(mean CE)/d logits = (p − one_hot) / n
+        return (grad * g[..., None],)                           # у каждой позиции — своё (p − one_hot)
 
     out._backward = _backward
     return out.data if plain else out

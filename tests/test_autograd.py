@@ -264,6 +264,19 @@ def test_cross_entropy(shape):
     assert_grads_match(lambda t: nt.cross_entropy(t, targets), [logits], names=["logits"])
 
 
+def test_cross_entropy_per_position_gradients_and_values():
+    logits = rng(19).normal(size=(2, 3, 4)) * 2
+    targets = rng(20).integers(0, 4, size=(2, 3))
+    assert_grads_match(lambda t: nt.cross_entropy(t, targets, reduction="none"), [logits], names=["logits"])
+    log_probs = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
+    per_position = nt.cross_entropy(logits, targets, reduction="none")
+    assert per_position.shape == (2, 3)
+    assert np.allclose(per_position, -np.take_along_axis(log_probs, targets[..., None], -1)[..., 0])
+    assert np.isclose(per_position.mean(), nt.cross_entropy(logits, targets))
+    with pytest.raises(ValueError, match='"mean" .* "none"'):
+        nt.cross_entropy(logits, targets, reduction="sum")
+
+
 def test_cross_entropy_value_matches_formula():
     logits = rng(18).normal(size=(4, 3))
     targets = np.array([0, 2, 1, 2])
