@@ -100,7 +100,7 @@ def test_bands_skip_the_keys_the_mask_closes_for_every_row(monkeypatch):
     assert attention_module._bands(causal, 8, 8) == [(slice(0, 4), 4), (slice(4, 8), 8)]
     padding = np.ones((2, 6, 5), dtype=bool)          # закрыто всё, кроме ключей 0..2 первой матрицы
     padding[0, :, :3] = False
-    assert attention_module._bands(padding, 6, 5) == [(slice(0, 4), 3), (slice(4, 6), 3)]
+    assert attention_module._bands(padding, 6, 5) == [(slice(0, 6), 3)]   # у обеих полос c = 3: одна полоса
     padding[0, 4:] = True                             # вторая полоса закрыта целиком
     assert attention_module._bands(padding, 6, 5) == [(slice(0, 4), 3), (slice(4, 6), 0)]
-    assert attention_module._bands(None, 6, 5) == [(slice(0, 4), 5), (slice(4, 6), 5)]
+    assert attention_module._bands(None, 6, 5) == [(slice(0, 6), 5)]

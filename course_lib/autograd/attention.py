@@ -34,6 +34,7 @@ def attention(q, k, v, mask, scale):
     B, T_q, T_k = Q.shape[0], Q.shape[1], K.shape[1]
     blocked = None if mask is None else ~_flat(np.broadcast_to(mask, batch + (T_q, T_k)), batch, keep_one=True)
     bands = _bands(blocked, T_q, T_k)                        # [(строки, c)]: строкам открыты только ключи < c
+    cells = max(rows.stop - rows.start for rows, _ in bands) * T_k   # чисел в самой широкой полосе одной матрицы
     weights = np.empty((B, T_q, T_k), dtype=dtype)
     context = np.empty((B, T_q, V.shape[2]), dtype=dtype)
 
@@ -54,7 +55,7 @@ def attention(q, k, v, mask, scale):
             w /= total
             np.matmul(w, V[s, :c], out=context[s, rows])     # context = weights @ v
 
-    _each_chunk(forward_chunk, B, min(ROWS, T_q) * T_k)
+    _each_chunk(forward_chunk, B, cells)
     context_out = q._child(context.reshape(batch + context.shape[1:]), k, v)
     weights_out = q._child(weights.reshape(batch + weights.shape[1:]), k)
 
@@ -72,7 +73,7 @@ def attention(q, k, v, mask, scale):
             grad_q[s] *= scale
             grad_k[s] *= scale
 
-        _each_chunk(backward_chunk, B, min(ROWS, T_q) * T_k)
+        _each_chunk(backward_chunk, B, cells)
         return tuple(grad.reshape(batch + grad.shape[1:]) for grad in (grad_q, grad_k, grad_v))
 
     def _weights_backward(g):
@@ -87,7 +88,7 @@ def attention(q, k, v, mask, scale):
             grad_q[s] *= scale
             grad_k[s] *= scale
 
-        _each_chunk(backward_chunk, B, min(ROWS, T_q) * T_k)
+        _each_chunk(backward_chunk, B, cells)
         return tuple(grad.reshape(batch + grad.shape[1:]) for grad in (grad_q, grad_k))
 
     context_out._backward = _context_backward
@@ -110,21 +111,24 @@ def _scores_backward(w, grad_w, dot, q, k, grad_q, grad_k):
 
 
 def _bands(blocked, T_q, T_k):
-    """[(строки, c)] — полосы по ROWS строк запросов; маска открывает строкам полосы только ключи < c.
+    """[(строки, c)] — полосы строк запросов; маска открывает строкам полосы только ключи < c.
 
-    blocked — (B или 1, T_q, T_k), True = закрыто, или None. c — последний открытый ключ полосы
-    хоть в одной матрице, плюс один; правее него в полосе одни нули весов. Полоса, закрытая
-    целиком, получает c = 0: пустые умножения дают нулевые веса и нулевой context.
+    blocked — (B или 1, T_q, T_k), True = закрыто, или None. Строки идут по ROWS; c — последний
+    открытый ключ полосы хоть в одной матрице, плюс один; правее него в полосе одни нули весов.
+    Соседние полосы с тем же c сливаются в одну: пропускать там нечего (без маски — одна полоса
+    на все строки). Полоса, закрытая целиком, получает c = 0: пустые умножения дают нулевые веса и context.
     """
     bands = []
     for start in range(0, T_q, ROWS):
-        rows = slice(start, min(start + ROWS, T_q))
+        stop = min(start + ROWS, T_q)
         if blocked is None:
             c = T_k
         else:
-            open_keys = np.flatnonzero(~blocked[:, rows].all(axis=(0, 1)))
+            open_keys = np.flatnonzero(~blocked[:, start:stop].all(axis=(0, 1)))
             c = int(open_keys[-1]) + 1 if len(open_keys) else 0
-        bands.append((rows, c))
+        if bands and bands[-1][1] == c:
+            start = bands.pop()[0].start                 # та же граница, что у предыдущей: одна полоса
+        bands.append((slice(start, stop), c))
     return bands
 
 
