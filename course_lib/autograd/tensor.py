@@ -167,8 +167,8 @@ class Tensor(ShapeOps, Reductions):
     def __pow__(self, p):
         if isinstance(p, bool) or not isinstance(p, numbers.Real):
             raise TypeError(f"степень должна быть числом (int или float), а пришёл {type(p).__name__}")
-        out = self._child(self.data**p)
-        out._backward = lambda g: (g * p * self.data ** (p - 1),)
+        out = self._child(self.data * self.data * self.data if p == 3 else self.data**p)   # x**3 NumPy считает общим pow: в ~50 раз дольше
+        out._backward = lambda g: (g * p * self.data ** (p - 1),)                         # p = 3: p − 1 = 2 — быстрый путь NumPy
         return out
 
     def __matmul__(self, other):
