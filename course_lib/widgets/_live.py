@@ -66,7 +66,7 @@ class LiveFigure:
 
     def render(self, view):
         """Рисует вид и возвращает кадр (H, W, 4) uint8: новая раскладка — build, затем всегда refresh."""
-        key = self._template[0].layout_key(view)
+        key = self._key(view)
         if self._building == key:                # её как раз строит фоновый поток: дождаться, а не строить вторую
             self._built.wait()
         with self._drawing:
@@ -98,7 +98,10 @@ class LiveFigure:
 
     def has_layout(self, view):
         """Раскладка этого вида уже построена (лежит в кэше)?"""
-        return self._template[0].layout_key(view) in self._cache
+        return self._key(view) in self._cache
+
+    def _key(self, view):
+        return self._template[0].layout_key(view)
 
     def prefetch(self, views):
         """Строит раскладки этих видов в фоновом потоке, по очереди; кадр и текущая фигура не меняются.
@@ -125,7 +128,7 @@ class LiveFigure:
                     self._worker = None
                     return
                 view = self._wanted.pop(0)
-            key = self._template[0].layout_key(view)
+            key = self._key(view)
             with self._drawing:
                 if key in self._cache:
                     continue
@@ -197,7 +200,7 @@ class Explorer(widgets.VBox):
         self.controls, self.view, self.painter = controls, view, painter
         self.live = LiveFigure(painter, fig, cache_size=12 if prefetch else 8)
         self.prefetch_controls, self._shown = tuple(prefetch), False   # ползунки, меняющие раскладку
-        self._last_move = (None, 0)        # (имя ползунка, +1 или −1): куда ученик двигал в последний раз
+        self._last_move = (None, -1)       # (имя ползунка, +1 или −1): куда ученик двигал в последний раз
         self.image = widgets.HTML(layout=widgets.Layout(align_self="flex-start"))   # кадр — текстом, см. выше
         self.message, self.caption = widgets.HTML(), widgets.HTML()
         rows = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
@@ -249,17 +252,18 @@ class Explorer(widgets.VBox):
 
         Виды считаются здесь, в главном потоке (функция вида может брать зерно курса), в фоне — только рисование.
         """
-        values, views = self.values(), []
+        values, (moved, direction) = self.values(), self._last_move
+        first, rest = [], []                   # ползунок, который двигали, — первым, и сначала туда, куда двигали
         for name in self.prefetch_controls:
             control = self.controls[name]
-            steps = (1, -1) if self._last_move == (name, 1) else (-1, 1)   # сначала — туда, куда двигали
-            for value in (control.value + step for step in steps):
+            for step in (direction, -direction) if name == moved else (-1, 1):
+                value = control.value + step
                 if not control.disabled and control.min <= value <= control.max:
                     view = self.view(**{**values, name: value})
                     if not self.live.has_layout(view):
-                        views.append((self._last_move[0] != name, view))
-        if views:
-            self.live.prefetch(view for _, view in sorted(views, key=lambda pair: pair[0]))   # ползунок, который двигали, — первым
+                        (first if name == moved else rest).append(view)
+        if first or rest:
+            self.live.prefetch(first + rest)
 
     def _repr_mimebundle_(self, **kwargs):
         self._shown = True                    # виджет на экране: пока ученик смотрит, готовим соседние раскладки
