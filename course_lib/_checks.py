@@ -70,12 +70,16 @@ def check_int(value, name, where, low=1, high=None, meaning=""):
     bool отвергается (True — не «1»), как и 2.0 или "8": где ждут целое, дробное — почти всегда опечатка.
     Возвращает int(value). where — кто спрашивает («causal_mask»), meaning — что значит число.
     """
-    bounds = f"от {low} до {high}" if high is not None else f"≥ {low}"
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{where}: {name} — целое число {bounds}{meaning}, а пришло {value!r} ({type(value).__name__})")
+        raise TypeError(f"{where}: {name} — целое число {_bounds(low, high)}{meaning}, "
+                        f"а пришло {value!r} ({type(value).__name__})")
     if value < low or (high is not None and value > high):
-        raise ValueError(f"{where}: {name} — целое число {bounds}{meaning}, а пришло {value!r}")
+        raise ValueError(f"{where}: {name} — целое число {_bounds(low, high)}{meaning}, а пришло {value!r}")
     return int(value)
+
+
+def _bounds(low, high):
+    return f"от {low} до {high}" if high is not None else f"≥ {low}"
 
 
 # ---- формы: понятная ошибка вместо английской ошибки NumPy ------------------------------

@@ -7,8 +7,8 @@
 import numpy as np
 
 from course_lib._checks import check_axis, check_float, check_int, check_mask, check_qkv
-from course_lib.autograd.attention import attention
 from course_lib.autograd.tensor import Tensor, as_tensor
+from course_lib.fast import enabled as fast_enabled, fast_cube, fused_attention
 
 
 def softmax(x, axis=-1):
@@ -19,28 +19,12 @@ def softmax(x, axis=-1):
     """
     plain = not isinstance(x, Tensor)
     x = as_tensor(x)
-    check_float(x.data, "softmax(x)", finite=False)         # -inf можно: так маскируют; nan и +inf — нет
+    check_float(x.data, "softmax(x)", finite=False)         # -inf можно: так маскируют; nan и +inf ловит x.softmax
     axis = check_axis(axis, x.ndim, "softmax", x.shape) if x.ndim else axis
     if x.ndim == 0 or x.shape[axis] == 0:
         raise ValueError(f"softmax: вдоль оси {axis} нет ни одной оценки (форма {x.shape}) — "
                          "нечего превращать в веса. Пустая последовательность (T = 0)?")
-    peak = x.data.max(axis=axis, keepdims=True)             # nan и +inf «всплывают» в максимум строки
-    if np.isnan(peak).any() or np.isposinf(peak).any():
-        raise ValueError("softmax: во входе есть nan или +inf — такие оценки нельзя превратить в веса")
-    peak[np.isneginf(peak)] = 0                             # строка из одних -inf: вычитаем 0, не -inf
-    weights = x.data - peak
-    np.exp(weights, out=weights)                            # exp на месте: без ещё одного массива формы x
-    total = weights.sum(axis=axis, keepdims=True)
-    total[total == 0] = 1                                   # ... и получаем нули вместо 0/0
-    weights /= total
-    out = x._child(weights)
-
-    def _backward(g):
-        grad = g - (g * weights).sum(axis=axis, keepdims=True)   # g − Σ g·w по строке
-        grad *= weights                                          # w ⊙ (g − Σ g·w), на месте
-        return (grad,)
-
-    out._backward = _backward
+    out = x.softmax(axis=axis)                              # операция движка: autograd/softmax.py
     return out.data if plain else out
 
 
@@ -53,7 +37,8 @@ def gelu(x):
     plain = not isinstance(x, Tensor)
     x = as_tensor(x)
     check_float(x.data, "gelu(x)")
-    inner = (x + 0.044715 * x**3) * np.sqrt(2 / np.pi)     # √(2/π)·(x + 0.044715·x³)
+    cube = fast_cube(x) if fast_enabled() else x**3        # x³; в машинном отделении — двумя умножениями (fast/cube.py)
+    inner = (x + 0.044715 * cube) * np.sqrt(2 / np.pi)     # √(2/π)·(x + 0.044715·x³)
     out = 0.5 * x * (1 + inner.tanh())
     return out.data if plain else out
 
@@ -83,29 +68,46 @@ def allowed_cells(T, window):
     return T * window - window * (window - 1) // 2
 
 
-def scaled_dot_product_attention(q, k, v, mask=None, scale=None):
-    """softmax(Q Kᵀ / √d_k) V — сердце внимания (урок 03).
+def scaled_dot_product_attention(q, k, v, mask=None, scale=None, causal=False):
+    """softmax(Q Kᵀ / √d_k) V — сердце внимания (урок 03) в три шага урока 05: оценки, маска, softmax.
 
     q: (..., T_q, d_k), k: (..., T_k, d_k), v: (..., T_k, d_v);
     mask: булева, True = «можно смотреть», растягивается до (..., T_q, T_k);
-    scale: множитель оценок, по умолчанию 1/√d_k (scale=1 — «без деления», как в опыте урока 03).
+    scale: множитель оценок, по умолчанию 1/√d_k (scale=1 — «без деления», как в опыте урока 03);
+    causal=True — вдобавок к mask запрос не видит ключей правее себя (как causal_mask; при T_q < T_k
+    запросы — последние T_q позиций: так генерирует слой с KV-кэшем, урок 08).
     Возвращает (context (..., T_q, d_v), weights (..., T_q, T_k)).
     Запрос, которому не разрешено смотреть никуда, получает нулевые веса и нулевой context.
-    Считает одной операцией autograd/attention.py — те же шаги, что в уроке 05, только слитые ради скорости.
+    Внутри `with nt.fast():` те же шаги идут одной слитой операцией (fast/attention.py, урок 08).
     """
     plain = not any(isinstance(t, Tensor) for t in (q, k, v))
+    q, k, v, mask, scale = _attention_inputs(q, k, v, mask, scale, causal)
+    if fast_enabled():
+        context, weights = fused_attention(q, k, v, mask, scale)
+    else:
+        scores = (q * scale) @ k.swapaxes(-1, -2)        # (..., T_q, d_k) @ (..., d_k, T_k) -> (..., T_q, T_k)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, -np.inf)  # (..., T_q, T_k): закрытое -> −∞ -> вес 0
+        weights = scores.softmax(axis=-1)                # (..., T_q, T_k): каждая строка в сумме 1 (или вся 0)
+        context = weights @ v                            # (..., T_q, T_k) @ (..., T_k, d_v) -> (..., T_q, d_v)
+    return (context.data, weights.data) if plain else (context, weights)
+
+
+def _attention_inputs(q, k, v, mask, scale, causal):
+    """Проверенные входы внимания: q, k, v — Tensor, маска вместе с причинной (или None), scale."""
     q, k, v = (as_tensor(t) for t in (q, k, v))
     check_qkv(q, k, v)
-    if q.shape[-2] == 0 or k.shape[-2] == 0:
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    if T_q == 0 or T_k == 0:
         raise ValueError(f"scaled_dot_product_attention: пустая последовательность (T = 0): q {q.shape}, k {k.shape} — "
                          "нет ни одной оценки, нечего превращать в веса")
-    if scale is None:
-        scale = 1 / np.sqrt(q.shape[-1])                     # 1/√d_k
     if mask is not None:
         batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-        mask = check_mask(mask, batch + (q.shape[-2], k.shape[-2]))
-    context, weights = attention(q, k, v, mask, scale)     # (..., T_q, d_v), (..., T_q, T_k)
-    return (context.data, weights.data) if plain else (context, weights)
+        mask = check_mask(mask, batch + (T_q, T_k))
+    if causal:
+        past = np.arange(T_k) <= np.arange(T_k - T_q, T_k)[:, None]    # (T_q, T_k): ключ не правее запроса
+        mask = past if mask is None else mask & past
+    return q, k, v, mask, 1 / np.sqrt(q.shape[-1]) if scale is None else scale
 
 
 def entropy(weights, axis=-1):
@@ -142,20 +144,10 @@ def cross_entropy(logits, targets, reduction="mean"):
     if targets.size and (targets.min() < 0 or targets.max() >= C):
         raise ValueError(f"targets: номера классов должны быть от 0 до {C - 1}, а встретились {targets.min()}…{targets.max()}")
 
-    probs = softmax(logits.data, axis=-1)                                        # (..., C)
-    picked = np.take_along_axis(probs, targets[..., None], axis=-1)[..., 0]      # (...)
-    tiny = np.finfo(probs.dtype).tiny                                            # log(0) -> большое, но конечное
-    losses = -np.log(np.maximum(picked, tiny))                                   # (...)
-    out = logits._child(np.asarray(losses.mean() if reduction == "mean" else losses, dtype=logits.dtype))
-
-    def _backward(g):
-        grad = probs.copy()
-        np.put_along_axis(grad, targets[..., None], np.take_along_axis(grad, targets[..., None], -1) - 1, -1)
-        if reduction == "mean":
-            return (grad * (g / max(targets.size, 1)),)         # d(mean CE)/d logits = (p − one_hot) / n
-        return (grad * g[..., None],)                           # у каждой позиции — своё (p − one_hot)
-
-    out._backward = _backward
+    log_probs = logits.log_softmax(axis=-1)                                    # (..., C): log p каждого класса
+    picked = log_probs.reshape(-1, C)[np.arange(targets.size), targets.reshape(-1)]   # (n,): log p верного класса
+    losses = -picked.reshape(targets.shape)                                    # (...)
+    out = losses.mean() if reduction == "mean" else losses
     return out.data if plain else out
 
 

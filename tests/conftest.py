@@ -15,3 +15,16 @@ import pytest  # noqa: E402
 def close_figures():
     yield
     plt.close("all")
+
+
+@pytest.fixture(params=["plain", "fast"])
+def path(request):
+    """Тест идёт дважды: по книге и в машинном отделении (`with nt.fast():`) — как SimpleOps и FastOps в minitorch.
+
+    Подключается строкой `pytestmark = pytest.mark.usefixtures("path")` в файле или
+    `@pytest.mark.usefixtures("path")` над тестом; сам тест пишется один раз.
+    """
+    import course_lib as nt
+
+    with nt.fast(request.param == "fast"):
+        yield request.param

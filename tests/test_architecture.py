@@ -1,7 +1,7 @@
 """Слои библиотеки видны в дереве, и стрелки импортов идут в одну сторону — вниз.
 
-    помощники (_checks, rng, measure)  ←  движок (autograd/)  ←  functional, optim
-        ←  efficient  ←  nn/  ←  props/ (реквизит уроков)  ←  vis  ←  widgets/, exercises/
+    помощники (_checks, rng, measure)  ←  движок (autograd/)  ←  машинное отделение (fast/)
+        ←  functional, optim  ←  efficient  ←  nn/  ←  props/ (реквизит уроков)  ←  vis  ←  widgets/, exercises/
 
 `doctor` стоит особняком: на него опирается только `course_lib/__init__.py`. Тест читает все
 `import` в каждом файле — и наверху, и внутри функций — и падает на любой стрелке вверх.
@@ -22,6 +22,7 @@ LIBRARY = pathlib.Path(__file__).resolve().parent.parent / "course_lib"
 RANKS = {
     "_checks": 0, "rng": 0.5, "measure": 0.5,
     "autograd": 1,
+    "fast": 1.5,                       # быстрые операции строят Tensor движка; книга (functional, nn) зовёт их под nt.fast()
     "functional": 2, "optim": 2,
     "efficient": 3,
     "nn": 4,
@@ -135,7 +136,7 @@ def test_readme_map_names_every_part_of_the_library():
     tree = readme[readme.index("## Как устроен репозиторий"):readme.index("### Как устроена библиотека")]
     parts = {p.name for p in LIBRARY.iterdir() if p.suffix == ".py" and p.name != "__init__.py"}
     parts |= {p.name + "/" for p in LIBRARY.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    for package in ("autograd", "nn", "props"):
+    for package in ("autograd", "fast", "nn", "props"):
         parts |= {p.name for p in (LIBRARY / package).glob("*.py") if p.name != "__init__.py"}
     missing = sorted(name for name in parts if name.removesuffix(".py") not in tree)
     assert not missing, f"в карте README нет: {missing}"

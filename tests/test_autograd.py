@@ -244,12 +244,14 @@ def test_astype_round_trip():
 
 # ---- функции внимания -----------------------------------------------------------------
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize("axis", [-1, 0, 1])
 def test_softmax(axis):
     x = rng(14).normal(size=(2, 3, 4)) * 2
     assert_grads_match(lambda t: nt.softmax(t, axis=axis), [x], names=[f"softmax(axis={axis})"])
 
 
+@pytest.mark.usefixtures("path")
 def test_softmax_with_minus_inf_entries():
     x = rng(15).normal(size=(3, 4))
     mask = np.array([[True, False, True, True], [False] * 4, [True] * 4])   # средняя строка — вся -inf
@@ -257,6 +259,7 @@ def test_softmax_with_minus_inf_entries():
     assert (grads[0][~mask] == 0).all(), "в клетки с -inf градиент течь не должен"
 
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize("shape", [(4, 5), (2, 3, 5)])
 def test_cross_entropy(shape):
     logits = rng(16).normal(size=shape) * 2
@@ -264,6 +267,7 @@ def test_cross_entropy(shape):
     assert_grads_match(lambda t: nt.cross_entropy(t, targets), [logits], names=["logits"])
 
 
+@pytest.mark.usefixtures("path")
 def test_cross_entropy_per_position_gradients_and_values():
     logits = rng(19).normal(size=(2, 3, 4)) * 2
     targets = rng(20).integers(0, 4, size=(2, 3))
@@ -277,6 +281,7 @@ def test_cross_entropy_per_position_gradients_and_values():
         nt.cross_entropy(logits, targets, reduction="sum")
 
 
+@pytest.mark.usefixtures("path")
 def test_cross_entropy_value_matches_formula():
     logits = rng(18).normal(size=(4, 3))
     targets = np.array([0, 2, 1, 2])
@@ -296,6 +301,7 @@ SDPA_MASKS = {
 }
 
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize("mask_name", SDPA_MASKS)
 def test_scaled_dot_product_attention(mask_name):
     mask = SDPA_MASKS[mask_name]
@@ -306,6 +312,7 @@ def test_scaled_dot_product_attention(mask_name):
     assert_grads_match(weights_fn, [q, k], names=["q (через веса)", "k (через веса)"])
 
 
+@pytest.mark.usefixtures("path")
 def test_scaled_dot_product_attention_with_heads():
     q, k, v = (rng(22 + i).normal(size=(2, 3, 4, 5)) for i in range(3))
     fn = lambda q, k, v: nt.scaled_dot_product_attention(q, k, v, nt.causal_mask(4))[0]
@@ -314,6 +321,7 @@ def test_scaled_dot_product_attention_with_heads():
 
 # ---- слои -------------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize("bias", [True, False])
 def test_linear(bias):
     nt.manual_seed(0)
@@ -348,6 +356,7 @@ MHA_PARAM_NAMES = [
 ]
 
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("padding", [False, True])
 def test_multi_head_attention_all_gradients(causal, padding):
@@ -423,6 +432,7 @@ def test_no_grad_builds_no_graph_and_restores_itself():
 
 # ---- типы: float32 остаётся float32 ------------------------------------------------------
 
+@pytest.mark.usefixtures("path")
 def test_float32_softmax():
     x = nt.tensor(rng(33).normal(size=(2, 5)).astype(np.float32), requires_grad=True)
     out = nt.softmax(x)
@@ -430,6 +440,7 @@ def test_float32_softmax():
     assert out.dtype == np.float32 and x.grad.dtype == np.float32, f"softmax: выход {out.dtype}, градиент {x.grad.dtype}"
 
 
+@pytest.mark.usefixtures("path")
 def test_float32_attention():
     q, k, v = (nt.tensor(rng(34 + i).normal(size=(2, 3, 4)).astype(np.float32), requires_grad=True) for i in range(3))
     context, weights = nt.scaled_dot_product_attention(q, k, v, nt.causal_mask(3))
@@ -439,6 +450,7 @@ def test_float32_attention():
         assert t.grad.dtype == np.float32, f"градиент {name} пришёл как {t.grad.dtype}, ждали float32"
 
 
+@pytest.mark.usefixtures("path")
 def test_float32_input_through_float64_multi_head_attention():
     nt.manual_seed(3)
     mha = nt.MultiHeadAttention(8, 2, causal=True)

@@ -24,6 +24,7 @@ def qkv(T_q=3, T_k=3, d=4):
 
 # ---- MultiHeadAttention ---------------------------------------------------------------
 
+@pytest.mark.usefixtures("path")
 def test_d_model_not_divisible_by_num_heads():
     with pytest.raises(ValueError, match="не делится") as error:
         nt.MultiHeadAttention(d_model=10, num_heads=4)
@@ -32,18 +33,21 @@ def test_d_model_not_divisible_by_num_heads():
     assert "[1, 2, 5, 10]" in message, f"сообщение должно подсказать подходящие num_heads: {message}"
 
 
+@pytest.mark.usefixtures("path")
 def test_x_with_wrong_last_dim(mha):
     with pytest.raises(ValueError, match=r"d_model=8") as error:
         mha(rng().normal(size=(2, 5, 6)))
     assert "(2, 5, 6)" in str(error.value), f"сообщение должно назвать пришедшую форму: {error.value}"
 
 
+@pytest.mark.usefixtures("path")
 def test_x_without_batch_axis_suggests_x_none(mha):
     with pytest.raises(ValueError, match=re.escape("x[None]")) as error:
         mha(rng().normal(size=(5, 8)))
     assert "(5, 8)" in str(error.value), f"сообщение должно назвать пришедшую форму: {error.value}"
 
 
+@pytest.mark.usefixtures("path")
 def test_mask_that_does_not_broadcast_in_multi_head_attention(mha):
     x = rng().normal(size=(2, 5, 8))
     with pytest.raises(ValueError, match="не растягивается") as error:
@@ -52,18 +56,21 @@ def test_mask_that_does_not_broadcast_in_multi_head_attention(mha):
     assert "(4, 4)" in message and "(2, 2, 5, 5)" in message, f"нужны форма маски и форма оценок: {message}"
 
 
+@pytest.mark.usefixtures("path")
 def test_non_bool_mask_in_multi_head_attention(mha):
     with pytest.raises(TypeError, match="булевой") as error:
         mha(rng().normal(size=(2, 5, 8)), np.tril(np.ones((5, 5))))
     assert "float64" in str(error.value), f"сообщение должно назвать пришедший dtype: {error.value}"
 
 
+@pytest.mark.usefixtures("path")
 def test_integer_input_to_multi_head_attention(mha):
     with pytest.raises(TypeError, match="дробные числа") as error:
         mha(np.ones((2, 5, 8), dtype=np.int64))
     assert "int64" in str(error.value)
 
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_non_finite_input_to_multi_head_attention(mha, bad):
     x = rng().normal(size=(2, 5, 8))
@@ -75,6 +82,7 @@ def test_non_finite_input_to_multi_head_attention(mha, bad):
 
 # ---- scaled_dot_product_attention ------------------------------------------------------
 
+@pytest.mark.usefixtures("path")
 def test_mask_that_does_not_broadcast_in_attention():
     q, k, v = qkv(T_q=3, T_k=5)
     with pytest.raises(ValueError, match="не растягивается") as error:
@@ -83,6 +91,7 @@ def test_mask_that_does_not_broadcast_in_attention():
     assert "(5, 3)" in message and "(2, 3, 5)" in message, f"нужны форма маски и форма оценок: {message}"
 
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize("mask", [np.ones((3, 3)), np.ones((3, 3), dtype=np.int64)])
 def test_non_bool_mask_in_attention(mask):
     with pytest.raises(TypeError, match="булевой") as error:
@@ -90,12 +99,14 @@ def test_non_bool_mask_in_attention(mask):
     assert str(mask.dtype) in str(error.value), f"сообщение должно назвать dtype маски: {error.value}"
 
 
+@pytest.mark.usefixtures("path")
 def test_non_bool_mask_in_masked_fill():
     with pytest.raises(TypeError, match="булевой") as error:
         nt.tensor(np.zeros(3)).masked_fill(np.array([1, 0, 1]), 0.0)
     assert "int64" in str(error.value)
 
 
+@pytest.mark.usefixtures("path")
 def test_integer_input_to_attention():
     q, k, v = qkv()
     with pytest.raises(TypeError, match="дробные числа") as error:
@@ -103,6 +114,7 @@ def test_integer_input_to_attention():
     assert "k:" in str(error.value) and "int32" in str(error.value), f"сообщение должно назвать вход и dtype: {error.value}"
 
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_non_finite_input_to_attention(bad):
     q, k, v = qkv()
@@ -112,6 +124,7 @@ def test_non_finite_input_to_attention(bad):
     assert "v:" in str(error.value) and str(bad) in str(error.value), f"сообщение должно назвать вход и значение: {error.value}"
 
 
+@pytest.mark.usefixtures("path")
 def test_queries_and_keys_of_different_width():
     q, k, v = qkv()
     with pytest.raises(ValueError, match="d_k") as error:
@@ -121,12 +134,14 @@ def test_queries_and_keys_of_different_width():
 
 # ---- softmax -----------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("path")
 def test_integer_input_to_softmax():
     with pytest.raises(TypeError, match="дробные числа") as error:
         nt.softmax(np.array([[1, 2, 3]]))
     assert "int64" in str(error.value)
 
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_nan_or_plus_inf_in_softmax(bad):
     with pytest.raises(ValueError, match="nan или \\+inf"):
@@ -172,6 +187,7 @@ def test_requires_grad_on_integers():
 
 # ---- cross_entropy --------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("path")
 def test_cross_entropy_wrong_target_shape():
     with pytest.raises(ValueError, match="не подходит") as error:
         nt.cross_entropy(rng().normal(size=(4, 5)), np.zeros((4, 1), dtype=int))
@@ -179,6 +195,7 @@ def test_cross_entropy_wrong_target_shape():
     assert "(4, 1)" in message and "(4, 5)" in message and "(4,)" in message, f"нужны обе формы и ожидаемая: {message}"
 
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize("targets, shown", [([0, 5, 1, 2], "0…5"), ([0, -1, 1, 2], "-1…2")])
 def test_cross_entropy_target_out_of_range(targets, shown):
     with pytest.raises(ValueError, match="от 0 до 4") as error:
@@ -186,6 +203,7 @@ def test_cross_entropy_target_out_of_range(targets, shown):
     assert shown in str(error.value), f"сообщение должно показать пришедший диапазон {shown}: {error.value}"
 
 
+@pytest.mark.usefixtures("path")
 def test_cross_entropy_float_targets():
     with pytest.raises(TypeError, match="целые номера классов") as error:
         nt.cross_entropy(rng().normal(size=(4, 5)), np.array([0.0, 1.0, 2.0, 3.0]))
@@ -194,6 +212,7 @@ def test_cross_entropy_float_targets():
 
 # ---- слои ---------------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("path")
 def test_embedding_ids_out_of_range():
     nt.manual_seed(0)
     emb = nt.Embedding(10, 4)
@@ -202,6 +221,7 @@ def test_embedding_ids_out_of_range():
     assert "0…12" in str(error.value), f"сообщение должно показать пришедшие номера: {error.value}"
 
 
+@pytest.mark.usefixtures("path")
 def test_embedding_float_ids():
     nt.manual_seed(0)
     with pytest.raises(TypeError, match="целые номера") as error:
@@ -209,6 +229,7 @@ def test_embedding_float_ids():
     assert "float64" in str(error.value)
 
 
+@pytest.mark.usefixtures("path")
 def test_linear_wrong_last_dim():
     nt.manual_seed(0)
     with pytest.raises(ValueError, match="последняя ось входа должна быть 4") as error:
@@ -216,6 +237,7 @@ def test_linear_wrong_last_dim():
     assert "(2, 5)" in str(error.value)
 
 
+@pytest.mark.usefixtures("path")
 def test_linear_integer_input():
     nt.manual_seed(0)
     with pytest.raises(TypeError, match="дробные числа") as error:

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 import course_lib as nt
 from course_lib.nn import KVCache
 
+pytestmark = pytest.mark.usefixtures("path")   # каждый тест — по книге и под nt.fast() (conftest.py)
+
 FAST = settings(max_examples=25, deadline=None)
 
 

@@ -17,6 +17,8 @@ import course_lib as nt
 from course_lib.functional import gelu
 from gradcheck import assert_grads_match
 
+pytestmark = pytest.mark.usefixtures("path")   # каждый тест — по книге и под nt.fast() (conftest.py)
+
 FAST = settings(max_examples=30, deadline=None)
 REFERENCE = np.load(pathlib.Path(__file__).parent / "data" / "torch_layers.npz")
 

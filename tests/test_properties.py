@@ -15,6 +15,8 @@ from hypothesis.extra.numpy import array_shapes, arrays
 
 import course_lib as nt
 
+pytestmark = pytest.mark.usefixtures("path")   # каждый тест — по книге и под nt.fast() (conftest.py)
+
 FAST = settings(max_examples=40, deadline=None)
 
 

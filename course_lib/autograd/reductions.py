@@ -13,8 +13,12 @@ class Reductions:
     """Свёртки для Tensor; `_child` — из Tensor: результат помнит свой вход."""
 
     def sum(self, axis=None, keepdims=False):
-        _check_axes(axis, self, "sum")
-        out = self._child(self.data.sum(axis=axis, keepdims=keepdims))
+        try:
+            total = self.data.sum(axis=axis, keepdims=keepdims)
+        except (TypeError, ValueError):             # NumPy не принял ось: объясним по-русски, что не так
+            _check_axes(axis, self, "sum")
+            raise
+        out = self._child(total)
 
         def _backward(g):
             if not keepdims and axis is not None:
@@ -25,16 +29,19 @@ class Reductions:
         return out
 
     def mean(self, axis=None, keepdims=False):
+        total = self.sum(axis=axis, keepdims=keepdims)
         axes = range(self.ndim) if axis is None else np.atleast_1d(axis)
-        count = int(np.prod([self.shape[a] for a in axes]))
-        return self.sum(axis=axis, keepdims=keepdims) * (1.0 / count)
+        return total * (1.0 / int(np.prod([self.shape[a] for a in axes])))
 
     def max(self, axis=None, keepdims=False):
         """Максимум; градиент делится поровну между равными максимумами."""
-        _check_axes(axis, self, "max")
         if self.data.size == 0:
             raise ValueError(f"max: у пустого тензора формы {self.shape} нет максимума")
-        peak = self.data.max(axis=axis, keepdims=True)
+        try:
+            peak = self.data.max(axis=axis, keepdims=True)
+        except (TypeError, ValueError):
+            _check_axes(axis, self, "max")
+            raise
         out = self._child(peak if keepdims else np.squeeze(peak, axis=axis))
 
         def _backward(g):

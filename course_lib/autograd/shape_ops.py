@@ -2,6 +2,8 @@
 
 Значения они не меняют — только раскладывают по-другому, поэтому градиент просто
 раскладывается обратно. Tensor (tensor.py) получает эти методы от класса ShapeOps.
+Оси проверяет сам NumPy; только если он отказал, наша проверка объясняет по-русски, что не так
+(так нарезка голов в каждом шаге обучения не платит за проверки, которые уже прошла).
 """
 
 import numpy as np
@@ -30,17 +32,26 @@ class ShapeOps:
     def transpose(self, *axes):
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
         axes = axes or tuple(reversed(range(self.ndim)))
-        if sorted(check_axis(a, self.ndim, "transpose", self.shape) for a in axes) != list(range(self.ndim)):
-            raise ValueError(f"transpose: нужна перестановка всех {self.ndim} осей, каждая по разу, а пришло {tuple(axes)}")
-        out = self._child(self.data.transpose(axes))
+        try:
+            data = self.data.transpose(axes)
+        except (TypeError, ValueError):                       # NumPy не принял оси: объясним по-русски, что не так
+            if sorted(check_axis(a, self.ndim, "transpose", self.shape) for a in axes) != list(range(self.ndim)):
+                raise ValueError(f"transpose: нужна перестановка всех {self.ndim} осей, каждая по разу, "
+                                 f"а пришло {tuple(axes)}") from None
+            raise
+        out = self._child(data)
         inverse = np.argsort([a % self.ndim for a in axes])   # оси могут быть отрицательными, как в NumPy
         out._backward = lambda g: (g.transpose(inverse),)
         return out
 
     def swapaxes(self, axis1, axis2):
-        check_axis(axis1, self.ndim, "swapaxes", self.shape)
-        check_axis(axis2, self.ndim, "swapaxes", self.shape)
-        out = self._child(self.data.swapaxes(axis1, axis2))
+        try:
+            data = self.data.swapaxes(axis1, axis2)
+        except (TypeError, ValueError):                       # NumPy не принял оси: объясним по-русски
+            check_axis(axis1, self.ndim, "swapaxes", self.shape)
+            check_axis(axis2, self.ndim, "swapaxes", self.shape)
+            raise
+        out = self._child(data)
         out._backward = lambda g: (g.swapaxes(axis1, axis2),)
         return out
 

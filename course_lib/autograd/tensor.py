@@ -12,9 +12,9 @@ import numbers
 import numpy as np
 
 from course_lib._checks import broadcast_error, check_axis, matmul_error
-from course_lib.autograd._matmul import batched_matmul, matmul, vector_matmul_grads
 from course_lib.autograd.reductions import Reductions
 from course_lib.autograd.shape_ops import ShapeOps
+from course_lib.autograd.softmax import SoftmaxOps
 
 _grad_enabled = True
 
@@ -30,7 +30,7 @@ def no_grad():
         _grad_enabled = previous
 
 
-class Tensor(ShapeOps, Reductions):
+class Tensor(ShapeOps, Reductions, SoftmaxOps):
     """Массив NumPy плюс то, что нужно для градиента: `.grad` и ссылки на входы."""
 
     __array_ufunc__ = None   # `массив @ tensor`, `np.float64 * tensor`: NumPy уступает нашим __rmatmul__, __rmul__, …
@@ -167,14 +167,14 @@ class Tensor(ShapeOps, Reductions):
     def __pow__(self, p):
         if isinstance(p, bool) or not isinstance(p, numbers.Real):
             raise TypeError(f"степень должна быть числом (int или float), а пришёл {type(p).__name__}")
-        out = self._child(self.data * self.data * self.data if p == 3 else self.data**p)   # x**3 NumPy считает общим pow: в ~50 раз дольше
-        out._backward = lambda g: (g * p * self.data ** (p - 1),)                         # p = 3: p − 1 = 2 — быстрый путь NumPy
+        out = self._child(self.data**p)
+        out._backward = lambda g: (g * p * self.data ** (p - 1),)
         return out
 
     def __matmul__(self, other):
         other = as_tensor(other, like=self)
         try:
-            product = batched_matmul(self.data, other.data)
+            product = self.data @ other.data
         except ValueError:
             raise matmul_error(self.shape, other.shape) from None
         out = self._child(product, other)
@@ -182,13 +182,8 @@ class Tensor(ShapeOps, Reductions):
         def _backward(g):
             a, b = self.data, other.data
             if a.ndim == 1 or b.ndim == 1:
-                return vector_matmul_grads(a, b, g)
-            grad_a = batched_matmul(g, np.swapaxes(b, -1, -2))      # dL/dA = G Bᵀ
-            if b.ndim == 2:   # одна матрица весов на весь батч (Linear): одно большое умножение
-                grad_b = matmul(a.reshape(-1, a.shape[-1]).T, g.reshape(-1, g.shape[-1]))
-            else:
-                grad_b = np.swapaxes(a, -1, -2) @ g                 # dL/dB = Aᵀ G
-            return grad_a, grad_b
+                return _vector_matmul_grads(a, b, g)
+            return g @ np.swapaxes(b, -1, -2), np.swapaxes(a, -1, -2) @ g   # dL/dA = G Bᵀ, dL/dB = Aᵀ G
 
         out._backward = _backward
         return out
@@ -216,15 +211,6 @@ class Tensor(ShapeOps, Reductions):
     def relu(self):
         out = self._child(np.maximum(self.data, 0))
         out._backward = lambda g: (g * (self.data > 0),)
-        return out
-
-    def masked_fill(self, mask, value):
-        """Ставит `value` там, где mask == True; туда градиент не течёт."""
-        mask = np.asarray(mask.data if isinstance(mask, Tensor) else mask)
-        if mask.dtype != bool:
-            raise TypeError(f"маска должна быть булевой (True/False), а пришёл dtype {mask.dtype}")
-        out = self._child(np.where(mask, np.asarray(value, dtype=self.dtype), self.data))
-        out._backward = lambda g: (np.where(mask, 0, g),)
         return out
 
 
@@ -272,6 +258,15 @@ def as_tensor(x, like=None):
     if like is not None and np.isscalar(x) and np.issubdtype(like.dtype, np.floating):
         return Tensor(np.asarray(x, dtype=like.dtype))
     return Tensor(np.asarray(x))
+
+
+def _vector_matmul_grads(a, b, g):
+    """Градиенты `a @ b`, когда хотя бы один из них — вектор (NumPy тогда не добавляет ось)."""
+    if a.ndim == 1 and b.ndim == 1:                                    # скалярное произведение
+        return g * b, g * a
+    if a.ndim == 1:                                                    # (n,) @ (..., n, m) -> (..., m)
+        return (b @ g[..., None])[..., 0], a[:, None] * g[..., None, :]
+    return g[..., None] * b, (np.swapaxes(a, -1, -2) @ g[..., None])[..., 0]   # (..., n, m) @ (m,)
 
 
 def _unbroadcast(grad, shape):

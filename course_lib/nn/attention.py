@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from course_lib._checks import check_float, check_int, check_mask, divisors
-from course_lib.functional import causal_mask, scaled_dot_product_attention
+from course_lib._checks import check_float, check_int, divisors
+from course_lib.functional import scaled_dot_product_attention
 from course_lib.nn.kv_cache import KVCache
 from course_lib.nn.layers import Linear
 from course_lib.nn.module import Module
@@ -41,14 +41,12 @@ class MultiHeadAttention(Module):
 
     def forward(self, x, mask=None):
         """x: (N, T, d_model); mask: булева, True = «можно смотреть», до (N, h, T, T)."""
-        x, mask = self._check_input(x, mask)
+        x = self._check_input(x)                     # маску проверит scaled_dot_product_attention
         N, T, D = x.shape
         q = self._split(self.W_q(x))                 # (N, T, D) -> (N, h, T, d_head)
         k = self._split(self.W_k(x))                 # (N, T, D) -> (N, h, T, d_head)
         v = self._split(self.W_v(x))                 # (N, T, D) -> (N, h, T, d_head)
-        if self.causal:
-            mask = causal_mask(T) if mask is None else mask & causal_mask(T)
-        context, weights = scaled_dot_product_attention(q, k, v, mask, self.scale)
+        context, weights = scaled_dot_product_attention(q, k, v, mask, self.scale, causal=self.causal)   # (N, h, T, d_head), (N, h, T, T)
         self.attn = weights.data                     # (N, h, T, T) — для картинок
         context = self._merge(context)               # (N, h, T, d_head) -> (N, T, D)
         return self.W_o(context)                     # (N, T, D) -> (N, T, D)
@@ -59,16 +57,14 @@ class MultiHeadAttention(Module):
         Новые токены смотрят на все ключи кэша (прошлое) и друг на друга — при causal=True
         только на себя и более ранние. Градиент в кэш не идёт: step — для генерации в no_grad().
         """
-        x_new, _ = self._check_input(x_new, None)
+        x_new = self._check_input(x_new)
         if not isinstance(cache, KVCache):
             raise TypeError(f"step: cache — KVCache из mha.new_cache(N, max_len), а пришёл {type(cache).__name__}")
         q = self._split(self.W_q(x_new))             # (N, n, D) -> (N, h, n, d_head)
         k = self._split(self.W_k(x_new))             # (N, n, D) -> (N, h, n, d_head)
         v = self._split(self.W_v(x_new))             # (N, n, D) -> (N, h, n, d_head)
         keys, values = cache.append(k.data, v.data)  # (N, h, t, d_head): прошлое и новые, t = cache.length
-        n, t = x_new.shape[1], cache.length
-        mask = np.arange(t) <= np.arange(t - n, t)[:, None] if self.causal else None   # (n, t)
-        context, _ = scaled_dot_product_attention(q, keys, values, mask, self.scale)   # (N, h, n, d_head)
+        context, _ = scaled_dot_product_attention(q, keys, values, None, self.scale, causal=self.causal)   # (N, h, n, d_head)
         return self.W_o(self._merge(context))        # (N, h, n, d_head) -> (N, n, D)
 
     def scores(self, x, scale=None):
@@ -76,7 +72,7 @@ class MultiHeadAttention(Module):
 
         scale=None — как в слое (`.scale`, по умолчанию 1/√d_head); scale=1.0 — «без деления» (урок 03).
         """
-        x, _ = self._check_input(x, None)
+        x = self._check_input(x)
         scale = self.scale if scale is None else scale
         scale = 1 / np.sqrt(self.d_head) if scale is None else scale
         q = self._split(self.W_q(x))                 # (N, T, D) -> (N, h, T, d_head)
@@ -100,7 +96,7 @@ class MultiHeadAttention(Module):
         x = x.transpose(0, 2, 1, 3)                        # (N, T, h, d_head)
         return x.reshape(N, T, h * d_head)                 # (N, T, D)
 
-    def _check_input(self, x, mask):
+    def _check_input(self, x):
         x = as_tensor(x)
         check_float(x.data, "x")
         if x.ndim != 3 or x.shape[-1] != self.d_model:
@@ -108,10 +104,7 @@ class MultiHeadAttention(Module):
             raise ValueError(
                 f"MultiHeadAttention ждёт x формы (N, T, d_model={self.d_model}), а пришла форма {x.shape}.{hint}"
             )
-        if mask is not None:
-            N, T, _ = x.shape
-            mask = check_mask(mask, (N, self.num_heads, T, T))
-        return x, mask
+        return x
 
     def extra_repr(self):
         return f"d_model={self.d_model}, num_heads={self.num_heads}, d_head={self.d_head}, causal={self.causal}"

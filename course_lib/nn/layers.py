@@ -3,6 +3,7 @@
 import numpy as np
 
 from course_lib._checks import check_float, check_int
+from course_lib.fast import enabled as fast_enabled, fast_linear
 from course_lib.nn.module import Module, parameter
 from course_lib.rng import generator
 from course_lib.autograd.tensor import Tensor, as_tensor
@@ -30,7 +31,8 @@ class Linear(Module):
                 f"Linear({self.d_in} -> {self.d_out}): последняя ось входа должна быть {self.d_in}, "
                 f"а пришла форма {x.shape}"
             )
-        y = x @ self.weight.astype(x.dtype)             # (..., d_in) @ (d_in, d_out) -> (..., d_out)
+        weight = self.weight.astype(x.dtype)
+        y = fast_linear(x, weight) if fast_enabled() else x @ weight   # (..., d_in) @ (d_in, d_out) -> (..., d_out)
         return y + self.bias.astype(x.dtype) if self.bias is not None else y
 
     def extra_repr(self):

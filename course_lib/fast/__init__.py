@@ -1,0 +1,48 @@
+"""Машинное отделение: те же формулы, что в книге, только слитые и на всех ядрах — за одним выключателем.
+
+Книга — это `autograd/` и `functional.py`: туда ведёт «перейти к определению» из урока, там простой код.
+Здесь — то же самое, написанное ради скорости (урок 08 объясняет, откуда она берётся):
+
+    attention.py — внимание одной операцией: оценки, маска, softmax и веса @ v кусками по кэшу, со своим backward;
+    linear.py    — x @ W слоя Linear одним большим умножением (и его градиенты), большие — на все ядра;
+    cube.py      — x³ для GELU двумя умножениями (общий pow NumPy в ~50 раз медленнее);
+    pool.py      — свой пул потоков: куски этих операций на все ядра, BLAS в каждом куске — в один поток.
+
+Выключатель — `with nt.fast():`. Внутри блока публичные вызовы те же, но три места берут быстрый путь:
+`scaled_dot_product_attention`, `Linear.forward` и `gelu` (каждое — одной строкой `if fast_enabled(): …`).
+Вне блока всё идёт по книге. Сама библиотека выключатель не включает; это делают те, кому нужна
+скорость, и говорят об этом: обучение в props/training.py, замеры урока 08, benchmarks/.
+"""
+
+import contextlib
+import threading
+
+from course_lib.fast.attention import fused_attention
+from course_lib.fast.cube import fast_cube
+from course_lib.fast.linear import fast_linear
+
+_state = threading.local()        # у каждого потока свой выключатель
+
+
+@contextlib.contextmanager
+def fast(on=True):
+    """Внутри `with fast():` внимание, Linear и GELU идут быстрым путём; результат тот же (до округления).
+
+    Блоки вкладываются: на выходе из блока (и при ошибке внутри него) возвращается прежнее
+    состояние. `with fast(False):` — участок по книге внутри быстрого блока.
+    Выключатель действует только в том потоке, который вошёл в блок: другой поток (например,
+    фоновый поток виджета) считает по книге, пока сам не войдёт в свой `with fast():`.
+    """
+    previous, _state.on = enabled(), bool(on)
+    try:
+        yield
+    finally:
+        _state.on = previous
+
+
+def enabled():
+    """Включён ли быстрый путь в этом потоке (внутри `with fast():`)."""
+    return getattr(_state, "on", False)
+
+
+__all__ = ["fast", "enabled", "fused_attention", "fast_linear", "fast_cube"]

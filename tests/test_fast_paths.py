@@ -1,0 +1,170 @@
+"""Книга и машинное отделение считают одно и то же: `with nt.fast():` меняет путь, а не ответ.
+
+Каждый случай считается публичными вызовами дважды — по книге (три шага урока 05 в
+`scaled_dot_product_attention`) и под `nt.fast()` (слитая операция fast/attention.py), — и вперёд,
+и назад совпадает до 1e-12 во float64, в том числе когда кусков и полос слитой операции несколько
+(CHUNK и ROWS уменьшены), батч растянут, T_q ≠ T_k, а строки закрыты целиком. То же для слоёв
+(Linear, GELU, TransformerBlock) и для проверок самой слитой операции: конечные разности, тип, полосы.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+
+import course_lib as nt
+from course_lib.fast import attention as attention_module
+from course_lib.fast import enabled
+from course_lib.fast.attention import fused_attention
+from gradcheck import assert_grads_match, upstream_weights
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
+
+
+CASES = {
+    "без маски": ((2, 3, 4), (2, 5, 4), (2, 5, 3), None),
+    "причинная, головы": ((2, 2, 4, 3), (2, 2, 4, 3), (2, 2, 4, 2), np.tril(np.ones((4, 4), dtype=bool))),
+    "паддинг (N, 1, 1, T_k)": ((2, 2, 3, 3), (2, 2, 4, 3), (2, 2, 4, 3),
+                               np.array([True, True, False, False, True, True, True, False]).reshape(2, 1, 1, 4)),
+    "закрытые строки": ((2, 3, 2), (2, 4, 2), (2, 4, 2),
+                        np.array([[[1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 1]], [[0] * 4, [0, 1, 0, 0], [1, 0, 1, 0]]], dtype=bool)),
+    "k и v одни на батч": ((3, 2, 4), (2, 4), (2, 5), None),
+    "одна матрица (T, d)": ((4, 3), (5, 3), (5, 2), np.tril(np.ones((4, 5), dtype=bool), 1)),
+}
+
+
+def both_paths(fn, arrays):
+    """fn(*тензоры) -> тензор или кортеж тензоров; [(значения..., градиенты входов...)] по книге и под nt.fast()."""
+    results = []
+    for fast in (False, True):
+        tensors = [nt.tensor(a, requires_grad=True) for a in arrays]
+        with nt.fast(fast):
+            outs = fn(*tensors)
+            outs = outs if isinstance(outs, tuple) else (outs,)
+            loss = sum((out * upstream_weights(out.shape, 7 * i)).sum() for i, out in enumerate(outs))
+            loss.backward()
+        results.append([out.data for out in outs] + [t.grad for t in tensors])
+    return results
+
+
+@pytest.mark.parametrize("chunk, rows", [(2**18, 64), (7, 1), (7, 3)])   # 7 чисел: по одной матрице за кусок
+@pytest.mark.parametrize("case", CASES)
+def test_plain_and_fast_attention_agree_forward_and_backward(case, chunk, rows, monkeypatch):
+    monkeypatch.setattr(attention_module, "CHUNK", chunk)
+    monkeypatch.setattr(attention_module, "ROWS", rows)
+    *shapes, mask = CASES[case]
+    arrays = [rng(i).normal(size=shape) for i, shape in enumerate(shapes)]
+    plain, fast = both_paths(lambda q, k, v: nt.scaled_dot_product_attention(q, k, v, mask, 0.7), arrays)
+    for name, p, f in zip(["context", "weights", "dq", "dk", "dv"], plain, fast):
+        assert p.shape == f.shape, f"{name}: под nt.fast() форма {f.shape}, а по книге {p.shape}"
+        assert np.abs(p - f).max() < 1e-12, f"{case}: {name} под nt.fast() расходится с книгой"
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("layer", ["MultiHeadAttention", "TransformerBlock"])
+def test_plain_and_fast_layers_agree(layer, causal):
+    x = rng(5).normal(size=(3, 7, 8))
+    padding = np.arange(7) < np.array([7, 4, 0])[:, None, None, None]      # (N, 1, 1, T): третья фраза пустая
+    results = []
+    for fast in (False, True):
+        nt.manual_seed(0)
+        module = getattr(nt, layer)(8, 2, causal=causal)
+        xt = nt.tensor(x, requires_grad=True)
+        with nt.fast(fast):
+            out = module(xt, padding)
+            (out * upstream_weights(out.shape)).sum().backward()
+        results.append([out.data, xt.grad] + [p.grad for p in module.parameters()])
+    for i, (plain, fast) in enumerate(zip(*results)):
+        what = ["выход", "dx"][i] if i < 2 else f"градиент параметра {i - 2}"
+        assert np.abs(plain - fast).max() < 1e-12, f"{layer}: {what} под nt.fast() расходится с книгой"
+
+
+def test_plain_and_fast_gelu_and_linear_agree():
+    x = rng(6).normal(size=(2, 5, 4)) * 3
+    nt.manual_seed(0)
+    layer = nt.Linear(4, 6)
+    for fn in (nt.gelu, layer):
+        plain, fast = both_paths(fn, [x])
+        for p, f in zip(plain, fast):
+            assert np.abs(p - f).max() < 1e-12
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fused_gradients_match_finite_differences(case, monkeypatch):
+    monkeypatch.setattr(attention_module, "CHUNK", 7)
+    monkeypatch.setattr(attention_module, "ROWS", 2)
+    *shapes, mask = CASES[case]
+    arrays = [rng(10 + i).normal(size=shape) for i, shape in enumerate(shapes)]
+    assert_grads_match(lambda q, k, v: fused_attention(q, k, v, mask, 0.5)[0], arrays, names=["q", "k", "v"])
+    assert_grads_match(lambda q, k: fused_attention(q, k, nt.tensor(arrays[2]), mask, 0.5)[1], arrays[:2],
+                       names=["q (через веса)", "k (через веса)"])
+
+
+def test_fully_masked_rows_are_zero_and_gradients_finite():
+    q, k, v = (nt.tensor(rng(20 + i).normal(size=(1, 3, 2)), requires_grad=True) for i in range(3))
+    mask = np.array([[True, False, False], [False, False, False], [True, True, True]])
+    context, weights = fused_attention(q, k, v, mask, 1.0)
+    (context.sum() + weights.sum()).backward()
+    assert (weights.data[0, 1] == 0).all() and (context.data[0, 1] == 0).all()
+    assert np.allclose(weights.data[0, [0, 2]].sum(axis=-1), 1)
+    assert all(np.isfinite(t.grad).all() for t in (q, k, v))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_keeps_dtype(dtype):
+    q, k, v = (nt.tensor(rng(30 + i).normal(size=(2, 4, 3)).astype(dtype), requires_grad=True) for i in range(3))
+    context, weights = fused_attention(q, k, v, np.tril(np.ones((4, 4), dtype=bool)), 1 / np.sqrt(3))
+    context.sum().backward()
+    assert context.dtype == weights.dtype == dtype
+    assert q.grad.dtype == k.grad.dtype == v.grad.dtype == dtype
+
+
+def test_no_graph_without_requires_grad():
+    q, k, v = (nt.tensor(rng(40 + i).normal(size=(3, 2))) for i in range(3))
+    context, weights = fused_attention(q, k, v, None, 1.0)
+    assert not context.requires_grad and not weights.requires_grad and context._parents == ()
+
+
+def test_bands_skip_the_keys_the_mask_closes_for_every_row(monkeypatch):
+    monkeypatch.setattr(attention_module, "ROWS", 4)
+    causal = ~np.tril(np.ones((8, 8), dtype=bool))[None]
+    assert attention_module._bands(causal, 8, 8) == [(slice(0, 4), 4), (slice(4, 8), 8)]
+    padding = np.ones((2, 6, 5), dtype=bool)          # закрыто всё, кроме ключей 0..2 первой матрицы
+    padding[0, :, :3] = False
+    assert attention_module._bands(padding, 6, 5) == [(slice(0, 6), 3)]   # у обеих полос c = 3: одна полоса
+    padding[0, 4:] = True                             # вторая полоса закрыта целиком
+    assert attention_module._bands(padding, 6, 5) == [(slice(0, 4), 3), (slice(4, 6), 0)]
+    assert attention_module._bands(None, 6, 5) == [(slice(0, 6), 5)]
+
+
+# ---- выключатель ----------------------------------------------------------------------------
+
+def test_switch_nests_and_restores_even_after_an_error():
+    assert not enabled(), "сама библиотека быстрый путь не включает"
+    with nt.fast():
+        assert enabled()
+        with nt.fast(False):
+            assert not enabled()
+        assert enabled(), "выход из вложенного блока возвращает внешнее состояние"
+        with pytest.raises(ZeroDivisionError), nt.fast(False):
+            1 / 0
+        assert enabled(), "ошибка внутри блока не оставляет выключатель в чужом положении"
+    assert not enabled()
+
+
+def test_switch_belongs_to_the_thread_that_entered_it():
+    seen = {}
+
+    def background():                                  # как фоновый поток виджета
+        seen["before"] = enabled()
+        with nt.fast():
+            seen["inside"] = enabled()
+
+    with nt.fast():
+        worker = threading.Thread(target=background)
+        worker.start()
+        worker.join()
+        assert enabled(), "блок в другом потоке не выключил быстрый путь в этом"
+    assert seen == {"before": False, "inside": True}
