@@ -13,6 +13,8 @@
 torch need_weights=False, снова course_lib, …): если соседние процессы заняли процессор,
 это бьёт по всем сразу, и отношение времён остаётся честнее, чем при замерах подряд.
 Замеру каждого предшествует один вызов того же соперника без замера (см. measure_interleaved).
+course_lib меряется дважды: под `with cl.fast():` (слитое внимание, строка «course_lib») и по книге
+(три шага урока 05, строка «course_lib по книге»); цели — для быстрого пути.
 Печатаются медиана и лучший повтор, отношения к обоим вызовам torch и цели:
 к need_weights=False (так зовёт внимание пользователь PyTorch — слитый путь) прямой проход
 не медленнее 2.5×, прямой + обратный не медленнее 1.5×, в float32 и float64 (дальняя цель — 1.5× прямой).
@@ -30,8 +32,8 @@ import time
 import numpy as np
 
 import course_lib as cl
-from course_lib.autograd._parallel import each_piece
-from course_lib.autograd.attention import attention
+from course_lib.fast.attention import fused_attention
+from course_lib.fast.pool import each_piece
 
 N, T, D_MODEL, HEADS = 8, 256, 256, 8
 D_HEAD = D_MODEL // HEADS
@@ -97,7 +99,8 @@ def print_setup(torch):
 
 # ---- соперники ----------------------------------------------------------------------
 
-def course_lib_steps(dtype, x_data, upstream):
+def course_lib_steps(dtype, x_data, upstream, fast=True):
+    """Слой и два шага (прямой, прямой + обратный); fast — под `with cl.fast():` или по книге."""
     cl.manual_seed(0)
     mha = cl.MultiHeadAttention(D_MODEL, HEADS, causal=True).to(dtype)
     x = cl.tensor(x_data, requires_grad=True)
@@ -107,13 +110,14 @@ def course_lib_steps(dtype, x_data, upstream):
     assert all(p.grad.dtype == dtype for p in mha.parameters())
 
     def forward():
-        with cl.no_grad():
+        with cl.no_grad(), cl.fast(fast):
             mha(x)
 
     def forward_backward():
         mha.zero_grad()
         x.grad = None
-        mha(x).backward(upstream)
+        with cl.fast(fast):
+            mha(x).backward(upstream)
 
     return mha, {"прямой": forward, "прямой + обратный": forward_backward}
 
@@ -151,7 +155,7 @@ def torch_steps(torch, mha, x_data, upstream, need_weights):
 # ---- профиль ------------------------------------------------------------------------
 
 def profile(repeats):
-    """Куда уходит время course_lib (float32): проекции, слитое внимание, обратный проход по частям."""
+    """Куда уходит время course_lib под cl.fast() (float32): проекции, слитое внимание, обратный проход по частям."""
     dtype = np.float32
     rng = np.random.default_rng(1)
     x = cl.tensor(rng.standard_normal((N, T, D_MODEL)).astype(dtype), requires_grad=True)
@@ -163,7 +167,7 @@ def profile(repeats):
     as_heads = lambda t: t.reshape(N, T, HEADS, D_HEAD).transpose(0, 2, 1, 3)   # noqa: E731  (N, T, D) -> (N, h, T, d_head)
 
     def projections():
-        with cl.no_grad():
+        with cl.no_grad(), cl.fast():
             for layer in (mha.W_q, mha.W_k, mha.W_v, mha.W_o):
                 layer(x)
 
@@ -175,18 +179,19 @@ def profile(repeats):
 
     def fused_forward():
         with cl.no_grad():
-            attention(*heads, mask, scale)
+            fused_attention(*heads, mask, scale)
 
     def fused_forward_backward():
         for t in heads:
             t.grad = None
-        attention(*heads, mask, scale)[0].backward(g_heads)
+        fused_attention(*heads, mask, scale)[0].backward(g_heads)
 
     def projections_forward_backward():
         mha.zero_grad()
         x.grad = None
-        for layer in (mha.W_q, mha.W_k, mha.W_v, mha.W_o):
-            layer(x).backward(g_out)
+        with cl.fast():
+            for layer in (mha.W_q, mha.W_k, mha.W_v, mha.W_o):
+                layer(x).backward(g_out)
 
     flat = [np.ascontiguousarray(t.data).reshape(N * HEADS, T, D_HEAD) for t in heads]
 
@@ -206,7 +211,7 @@ def profile(repeats):
         "  слитое внимание, прямой + обратный": fused_forward_backward,
     }
     times = measure_interleaved(steps, repeats)
-    print(f"\nПрофиль course_lib, float32 (медиана, в скобках лучший из {repeats}):")
+    print(f"\nПрофиль course_lib под cl.fast(), float32 (медиана, в скобках лучший из {repeats}):")
     for name, t in times.items():
         median, best = ms(t)
         print(f"  {name:<62} {median:7.1f} мс ({best:.1f})")
@@ -236,7 +241,7 @@ def main():
         x_data = rng.standard_normal((N, T, D_MODEL)).astype(dtype)
         upstream = rng.standard_normal((N, T, D_MODEL)).astype(dtype)                # dL/d(out)
         mha, ours = course_lib_steps(dtype, x_data, upstream)
-        rivals = {"course_lib": ours}
+        rivals = {"course_lib": ours, "course_lib по книге": course_lib_steps(dtype, x_data, upstream, fast=False)[1]}
         if torch is not None:
             for need_weights in (True, False):
                 gap, steps = torch_steps(torch, mha, x_data, upstream, need_weights)
@@ -246,7 +251,7 @@ def main():
             times = measure_interleaved({who: steps[label] for who, steps in rivals.items()}, args.repeats)
             for who, t in times.items():
                 table.append((who, name, label, *ms(t), FLOPS[label] / statistics.median(t) / 1e9))
-            for who in (w for w in times if w != "course_lib"):
+            for who in (w for w in times if w.startswith("torch")):
                 ratios.append((name, who, label, ms(times["course_lib"])[0] / ms(times[who])[0],
                                ms(times["course_lib"])[1] / ms(times[who])[1]))
 

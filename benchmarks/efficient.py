@@ -17,6 +17,8 @@
 BLAS по умолчанию в один поток (иначе время сложится по потокам, вместе с их ожиданием);
 задайте OPENBLAS_NUM_THREADS, чтобы взять больше. Память — пик выделений NumPy по tracemalloc
 сверх того, что было выделено до вызова (входы q, k, v не считаются, выход — считается).
+«Обычное внимание» меряется под `cl.fast()` (слитая операция, как в замерах урока 08), а рядом —
+то же по книге (три шага урока 05: оценки, маска, softmax отдельными массивами).
 """
 
 import argparse
@@ -52,25 +54,30 @@ def qkv(T, seed=0):
     return tuple(rng.standard_normal((T, D_K)) for _ in range(3))
 
 
-def standard(q, k, v, causal=False):
-    return cl.scaled_dot_product_attention(q, k, v, cl.causal_mask(len(q)) if causal else None)[0]
+def standard(q, k, v, causal=False, fast=True):
+    """Обычное внимание: под cl.fast() (fast=True) или по книге."""
+    with cl.fast(fast):
+        return cl.scaled_dot_product_attention(q, k, v, cl.causal_mask(len(q)) if causal else None)[0]
 
 
 # ---- 1. O(T²) ---------------------------------------------------------------------
 
 def growth(lengths, repeats):
     print(f"1. Обычное и блочное (блок 128) внимание, одна голова, d_k = {D_K}, float64")
-    print(f"  {'T':>6} {'обычное, мс':>12} {'блочное, мс':>12} {'память обычного':>16} {'блочного':>10} {'T×T float64':>12}")
+    print(f"  {'T':>6} {'обычное, мс':>12} {'по книге, мс':>13} {'блочное, мс':>12} {'память обычного':>16} "
+          f"{'по книге':>11} {'блочного':>10} {'T×T float64':>12}")
     rows = []
     for T in lengths:
         q, k, v = qkv(T)
         reps = max(1, repeats * 1024 // T)                 # короткие длины — больше повторов
         t_std = best_seconds(lambda: standard(q, k, v), reps)
+        t_plain = best_seconds(lambda: standard(q, k, v, fast=False), reps)
+        m_plain = peak_bytes(lambda: standard(q, k, v, fast=False))
         t_blk = best_seconds(lambda: block_attention(q, k, v, block_size=128), reps)
         m_std, m_blk = peak_bytes(lambda: standard(q, k, v)), peak_bytes(lambda: block_attention(q, k, v, block_size=128))
         rows.append((T, t_std, t_blk, m_std, m_blk))
-        print(f"  {T:>6} {t_std * 1e3:>12.1f} {t_blk * 1e3:>12.1f} {m_std / 2**20:>13.1f} МБ {m_blk / 2**20:>7.1f} МБ "
-              f"{T * T * 8 / 2**20:>9.1f} МБ")
+        print(f"  {T:>6} {t_std * 1e3:>12.1f} {t_plain * 1e3:>13.1f} {t_blk * 1e3:>12.1f} {m_std / 2**20:>13.1f} МБ "
+              f"{m_plain / 2**20:>8.1f} МБ {m_blk / 2**20:>7.1f} МБ {T * T * 8 / 2**20:>9.1f} МБ")
     Ts, t_std, t_blk, m_std, m_blk = (np.array(c, dtype=float) for c in zip(*rows))
     big = Ts >= 512                                        # на коротких длинах заметны слагаемые ∝ T и накладные расходы
     print(f"  наклон времени обычного внимания (T ≥ 512): {slope(Ts[big], t_std[big]):.2f}   (все T: {slope(Ts, t_std):.2f})")
@@ -90,8 +97,9 @@ def kv_cache(lengths):
     print(f"  {'токенов':>8} {'без кэша, с':>12} {'с кэшем, с':>11} {'ускорение':>10}")
     for steps in lengths:
         repeats = 3 if steps <= 256 else 1                 # без кэша 512 токенов — десятки секунд
-        t_full, (ids_full, _) = timed(lambda: generate_without_cache(model, prompt, steps), repeats)
-        t_cached, (ids_cached, _) = timed(lambda: generate_with_cache(model, prompt, steps), repeats)
+        with cl.fast():                                    # как в уроке 08
+            t_full, (ids_full, _) = timed(lambda: generate_without_cache(model, prompt, steps), repeats)
+            t_cached, (ids_cached, _) = timed(lambda: generate_with_cache(model, prompt, steps), repeats)
         assert np.array_equal(ids_full, ids_cached), "с кэшем и без кэша вышли разные токены"
         print(f"  {steps:>8} {t_full:>12.2f} {t_cached:>11.2f} {t_full / t_cached:>9.1f}×")
     print("  на всех длинах токены с кэшем и без кэша совпали")
@@ -104,7 +112,9 @@ def memory():
     print(f"\n3. Пиковая дополнительная память при T = {MEMORY_T} (одна матрица T×T float64 = {MEMORY_T**2 * 8 / 2**20:.0f} МБ)")
     for causal in (False, True):
         m_std = peak_bytes(lambda: standard(q, k, v, causal))
-        print(f"  {'причинная маска' if causal else 'без маски'}: обычное внимание {m_std / 2**20:.1f} МБ")
+        m_plain = peak_bytes(lambda: standard(q, k, v, causal, fast=False))
+        print(f"  {'причинная маска' if causal else 'без маски'}: обычное внимание {m_std / 2**20:.1f} МБ "
+              f"(по книге {m_plain / 2**20:.1f} МБ)")
         for block_size in (64, 128, 256, 512):
             m_blk = peak_bytes(lambda: block_attention(q, k, v, causal=causal, block_size=block_size))
             print(f"    блок {block_size:>4}: {m_blk / 2**20:6.1f} МБ — в {m_std / m_blk:5.1f} раз меньше")
@@ -115,7 +125,9 @@ def memory():
 def throughput(repeats):
     q, k, v = qkv(MEMORY_T)
     t_std = best_seconds(lambda: standard(q, k, v), repeats)
-    print(f"\n4. Скорость блочного внимания относительно обычного, T = {MEMORY_T} (обычное: {t_std * 1e3:.0f} мс)")
+    t_plain = best_seconds(lambda: standard(q, k, v, fast=False), repeats)
+    print(f"\n4. Скорость блочного внимания относительно обычного, T = {MEMORY_T} "
+          f"(обычное: {t_std * 1e3:.0f} мс, по книге {t_plain * 1e3:.0f} мс)")
     print(f"  {'блок':>6} {'мс':>8} {'скорость':>10} {'медленнее в':>12}")
     for block_size in BLOCKS:
         t_blk = best_seconds(lambda: block_attention(q, k, v, block_size=block_size), repeats)

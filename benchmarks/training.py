@@ -7,6 +7,8 @@
 «цикл обучения» (40 шагов). Для каждой печатается медиана и лучший из повторов, мс на шаг
 и результат обучения (чтобы было видно, что мерили не впустую). Строкой выше — средняя загрузка
 машины: на занятых ядрах всё медленнее, и это честно видно в цифрах.
+`train` сам идёт под `nt.fast()` (так учатся уроки); рядом напечатан тот же замер по книге
+(`train(..., fast=False)`), чтобы было видно, сколько даёт машинное отделение. Планки — для быстрого пути.
 """
 
 import argparse
@@ -28,24 +30,24 @@ from course_lib.props.training import bank_loss, relations_loss, train
 BAR_SECONDS = 10.0
 
 
-def bank_task():
+def bank_task(fast=True):
     data, test = bank_sentences(256, T=6, seed=0), bank_sentences(1000, T=6, seed=1)
     nt.manual_seed(0)
     model = TinyAttention(len(BANK_VOCAB), len(CLASS_NAMES), d_model=16, num_heads=1)
     probe = BANK_VOCAB.ids("вчера я видел банк у реки".split())
     started = time.perf_counter()
-    train(model, lambda m: bank_loss(m, data), steps=60, lr=0.01, probe=probe, snapshot_every=2)
+    train(model, lambda m: bank_loss(m, data), steps=60, lr=0.01, probe=probe, snapshot_every=2, fast=fast)
     seconds = time.perf_counter() - started
     report = bank_report(model, test)
     return seconds, 60, f"точность {report.accuracy:.1%}, вес «банк» -> решающее слово {report.cue_weight:.3f}"
 
 
-def relations_task():
+def relations_task(fast=True):
     data, test = two_relations(128, T=8, K=5, seed=0), two_relations(500, T=8, K=5, seed=1)
     nt.manual_seed(0)
     model = TinyAttention(5, 10, d_model=16, num_heads=2, max_len=8)
     started = time.perf_counter()
-    train(model, lambda m: relations_loss(m, data), steps=100, lr=0.01, probe=data.ids[0], snapshot_every=4)
+    train(model, lambda m: relations_loss(m, data), steps=100, lr=0.01, probe=data.ids[0], snapshot_every=4, fast=fast)
     seconds = time.perf_counter() - started
     r = relations_report(model, test)
     p, f = r.head_roles()
@@ -79,6 +81,8 @@ def main():
     threads = {v: os.environ[v] for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS") if v in os.environ}
     print(f"ядер: {os.cpu_count()}, средняя загрузка (1, 5, 15 мин): {load}, потоки BLAS: {threads or 'по умолчанию'}")
     for name, task in [("задача 1 «банк»", bank_task), ("задача 2 «две связи»", relations_task),
+                       ("задача 1 «банк» по книге", lambda: bank_task(fast=False)),
+                       ("задача 2 «две связи» по книге", lambda: relations_task(fast=False)),
                        ("проверка упражнения «цикл обучения»", exercise_check)]:
         runs = [task() for _ in range(args.repeats)]
         seconds = [r[0] for r in runs]
@@ -107,15 +111,16 @@ def induction_runs():
              600, 3e-3, (6, 12))]
     total = 0.0
     for name, build, steps, lr, lengths in runs:
-        nt.manual_seed(0)
-        model = build()
-        started = time.process_time()
-        history = train_induction(model, steps=steps, seed=0, lr=lr, lengths=lengths)
-        seconds = time.process_time() - started
-        total += seconds
-        print(f"   {name}: {steps} шагов за {seconds:.1f} с процессора, {1000 * seconds / steps:.1f} мс/шаг; "
-              f"фазовый переход на шаге {phase_change_step(history.second)}; "
-              f"loss второй копии {evaluate(model, lengths=lengths).second:.2f}")
+        for fast in (True, False):
+            nt.manual_seed(0)
+            model = build()
+            started = time.process_time()
+            history = train_induction(model, steps=steps, seed=0, lr=lr, lengths=lengths, fast=fast)
+            seconds = time.process_time() - started
+            total += seconds if fast else 0.0            # планка — для того, как учится урок: под nt.fast()
+            print(f"   {name}{'' if fast else ', по книге'}: {steps} шагов за {seconds:.1f} с процессора, "
+                  f"{1000 * seconds / steps:.1f} мс/шаг; фазовый переход на шаге {phase_change_step(history.second)}; "
+                  f"loss второй копии {evaluate(model, lengths=lengths).second:.2f}")
     verdict = "✅" if total <= LESSON_09_BAR else "❌"
     print(f"{verdict} урок 09: всё обучение за {total:.1f} с процессорного времени; планка ≤ {LESSON_09_BAR:.0f} с")
 

@@ -89,12 +89,17 @@ from course_lib.measure import peak_bytes, seconds, slope
 print(inspect.getsource(seconds))
 
 # %% [markdown]
-# Замерим. Числа у вас будут другими — важно, как они растут.
+# Замерим. Числа у вас будут другими — важно, как они растут. Меряем внутри `with nt.fast():` —
+# в «машинном отделении» библиотеки (`course_lib/fast/`): там те же три шага — оценки, маска,
+# softmax — слиты в одну операцию, которая проходит матрицу $T \times T$ кусками, пока они лежат в
+# быстрой памяти процессора, и на всех ядрах. Ответ тот же (это проверяют тесты), а квадрат
+# остаётся: слияние меняет множитель, а не степень.
 
 # %% tags=["nbval-ignore-output"]
 lengths = np.array([64, 128, 256, 512, 1024, 2048])
 inputs = {T: tuple(np.random.default_rng(T).normal(size=(3, T, 64))) for T in lengths}   # Q, K, V для каждой длины
-standard_time = np.array([seconds(lambda: nt.scaled_dot_product_attention(*inputs[T]), 5) for T in lengths])
+with nt.fast():                                          # те же формулы, слитые (course_lib/fast/attention.py)
+    standard_time = np.array([seconds(lambda: nt.scaled_dot_product_attention(*inputs[T]), 5) for T in lengths])
 for T, t in zip(lengths, standard_time):
     print(f"T = {T:>4}: {t * 1e3:7.1f} мс")
 
@@ -260,8 +265,9 @@ assert np.allclose(work_ratio, (steps_list + 2) / 3)     # Σ t(t+1)/2 / Σ t = 
 # генерации — числа у вас будут другими.
 
 # %% tags=["nbval-ignore-output"]
-time_full = np.array([seconds(lambda: generate_without_cache(model, prompt[:, :1], n), 2) for n in steps_list])
-time_cached = np.array([seconds(lambda: generate_with_cache(model, prompt[:, :1], n), 2) for n in steps_list])
+with nt.fast():                                          # быстрым путём, как замер выше
+    time_full = np.array([seconds(lambda: generate_without_cache(model, prompt[:, :1], n), 2) for n in steps_list])
+    time_cached = np.array([seconds(lambda: generate_with_cache(model, prompt[:, :1], n), 2) for n in steps_list])
 speedup = time_full / time_cached
 for n, a, b, s in zip(steps_list, time_full, time_cached, speedup):
     print(f"{n:>4} токенов: без кэша {a:6.3f} с, с кэшем {b:6.3f} с — быстрее в {s:4.1f} раза")

@@ -33,11 +33,12 @@ def next_token_loss(logits, ids):
     return cross_entropy(logits[:, :-1], ids[:, 1:])       # позиция t ставит на токен t + 1
 
 
-def train_induction(model, steps, seed, lr=1e-2, batch=32, lengths=LENGTHS, probe=None, snapshot_every=10):
+def train_induction(model, steps, seed, lr=1e-2, batch=32, lengths=LENGTHS, probe=None, snapshot_every=10, fast=True):
     """Учит model предсказывать следующий токен на свежих батчах «блок дважды» (урок 09).
 
     seed задаёт батчи (веса задаёт `manual_seed` до создания модели). lengths = (min, max) —
     пределы длины блока; (8, 8) — одна длина на все батчи. probe — пробная последовательность (T,).
+    fast — как у `train`: True — под `nt.fast()`, False — по книге.
     """
     rng = np.random.default_rng(seed)
     first, second = [], []
@@ -53,7 +54,7 @@ def train_induction(model, steps, seed, lr=1e-2, batch=32, lengths=LENGTHS, prob
     # Один поток BLAS: на матрицах 32×32 второй поток не ускоряет, а тратит вдвое больше процессора
     # (на занятой машине — во много раз больше, см. benchmarks/training.py).
     with threadpool_limits(limits=1, user_api="blas"):
-        history = train(model, loss_fn, steps, lr=lr, probe=probe, snapshot_every=snapshot_every)
+        history = train(model, loss_fn, steps, lr=lr, probe=probe, snapshot_every=snapshot_every, fast=fast)
     return InductionHistory(history.losses, np.array(first), np.array(second),
                             history.snapshot_steps, history.snapshots)
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from course_lib._checks import check_int
-
+from course_lib.fast import fast as fast_switch
 from course_lib.functional import cross_entropy
 from course_lib.optim import Adam
 
@@ -22,11 +22,13 @@ class History:
     snapshots: np.ndarray
 
 
-def train(model, loss_fn, steps, lr=0.01, probe=None, snapshot_every=10):
+def train(model, loss_fn, steps, lr=0.01, probe=None, snapshot_every=10, fast=True):
     """Обучает model шагами Adam: loss_fn(model) -> скалярный Tensor loss (урок 07).
 
     probe — номера токенов (T,) пробной последовательности: её веса внимания
     (`model.attention_weights`) снимаются до обучения и каждые snapshot_every шагов.
+    fast=True — шаги идут под `nt.fast()`: те же формулы, слитые и на всех ядрах (course_lib/fast/,
+    урок 08); fast=False — по книге (так benchmarks/training.py меряет оба пути).
     """
     check_int(steps, "steps", "train", meaning=" (сколько шагов сделать)")
     check_int(snapshot_every, "snapshot_every", "train", meaning=" (через сколько шагов снимать веса)")
@@ -39,14 +41,15 @@ def train(model, loss_fn, steps, lr=0.01, probe=None, snapshot_every=10):
             snapshots.append(model.attention_weights(probe).copy())   # (h, T, T)
 
     snapshot(0)
-    for step in range(1, steps + 1):
-        optimizer.zero_grad()              # градиенты прошлого шага не нужны: backward их бы сложил
-        loss = loss_fn(model)              # прямой проход: скалярный Tensor
-        loss.backward()                    # d loss / d каждого параметра -> .grad
-        optimizer.step()                   # параметры чуть-чуть против градиента
-        losses.append(loss.item())
-        if step % snapshot_every == 0 or step == steps:
-            snapshot(step)
+    with fast_switch(fast):                    # те же формулы быстрым путём: урок 08 показывает, как
+        for step in range(1, steps + 1):
+            optimizer.zero_grad()              # градиенты прошлого шага не нужны: backward их бы сложил
+            loss = loss_fn(model)              # прямой проход: скалярный Tensor
+            loss.backward()                    # d loss / d каждого параметра -> .grad
+            optimizer.step()                   # параметры чуть-чуть против градиента
+            losses.append(loss.item())
+            if step % snapshot_every == 0 or step == steps:
+                snapshot(step)
     return History(np.array(losses), np.array(snapshot_steps, dtype=np.int64),
                    np.array(snapshots) if snapshots else np.empty((0, 0, 0, 0)))
 
