@@ -1,9 +1,8 @@
-"""Движок: тензор с автоградом (урок 03 и дальше). Единственное место, где пишут `_backward`.
+"""Движок — «книга»: тензор с автоградом (урок 03 и дальше). Здесь пишут `_backward` у операций книги.
 
 `tensor.py` — Tensor, арифметика и backward, `shape_ops.py` — операции над формой,
-`reductions.py` — sum, mean, max, `attention.py` — внимание одной операцией (ради скорости),
-`_matmul.py` — как одним вызовом BLAS умножить пачку матриц на одну,
-`_parallel.py` — пул потоков для больших операций (куски на все ядра, BLAS в каждом — в один поток).
+`reductions.py` — sum, mean, max, `softmax.py` — masked_fill, softmax, log_softmax.
+Код здесь простой, без веток ради скорости; быстрые версии — в `course_lib/fast/` за `nt.fast()`.
 """
 
 from course_lib.autograd.tensor import Tensor, as_tensor, concatenate, no_grad, tensor

@@ -46,7 +46,7 @@ class MultiHeadAttention(Module):
         q = self._split(self.W_q(x))                 # (N, T, D) -> (N, h, T, d_head)
         k = self._split(self.W_k(x))                 # (N, T, D) -> (N, h, T, d_head)
         v = self._split(self.W_v(x))                 # (N, T, D) -> (N, h, T, d_head)
-        context, weights = scaled_dot_product_attention(q, k, v, mask, self.scale, causal=self.causal)   # (N, h, T, d_head), (N, h, T, T)
+        context, weights = scaled_dot_product_attention(q, k, v, mask, self.scale, causal=self.causal)
         self.attn = weights.data                     # (N, h, T, T) — для картинок
         context = self._merge(context)               # (N, h, T, d_head) -> (N, T, D)
         return self.W_o(context)                     # (N, T, D) -> (N, T, D)
