@@ -12,6 +12,9 @@
 `scaled_dot_product_attention`, `Linear.forward` и `gelu` (каждое — одной строкой `if fast_enabled(): …`).
 Вне блока всё идёт по книге. Сама библиотека выключатель не включает; это делают те, кому нужна
 скорость, и говорят об этом: обучение в props/training.py, замеры урока 08, benchmarks/.
+
+После `import course_lib` имя `course_lib.fast` — сам выключатель (`nt.fast()`), а не эта папка;
+поэтому части отсюда берут так: `from course_lib.fast import pool`, `from course_lib.fast.attention import …`.
 """
 
 import contextlib
