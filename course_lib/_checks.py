@@ -125,7 +125,9 @@ def check_axis(axis, ndim, where, shape=None):
 
 
 def reshape_error(shape, new_shape):
-    """ValueError для reshape, при котором меняется число элементов."""
+    """Ошибка reshape: TypeError, если форма не из целых чисел, иначе ValueError — меняется число элементов."""
+    if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in new_shape):
+        return TypeError(f"reshape: новая форма — целые числа (−1 в форме — «досчитай сам»), а пришло {tuple(new_shape)!r}")
     size = int(np.prod(shape))
     return ValueError(
         f"reshape: в тензоре формы {tuple(shape)} {size} чисел, а форма {tuple(new_shape)} их не вмещает: "

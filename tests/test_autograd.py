@@ -259,6 +259,16 @@ def test_softmax_with_minus_inf_entries():
     assert (grads[0][~mask] == 0).all(), "в клетки с -inf градиент течь не должен"
 
 
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_log_softmax(axis):
+    x = rng(21).normal(size=(3, 4)) * 3
+    grads = assert_grads_match(lambda t: t.log_softmax(axis=axis), [x], names=[f"log_softmax(axis={axis})"])
+    assert np.allclose(np.exp(nt.tensor(x).log_softmax(axis=axis).data), nt.softmax(x, axis=axis))
+    assert np.isfinite(grads[0]).all()
+    huge = nt.tensor(np.array([[0.0, 1000.0]])).log_softmax()
+    assert np.isfinite(huge.data).all(), "log p класса, чей softmax округлился до 0, всё равно конечен (≈ −1000)"
+
+
 @pytest.mark.usefixtures("path")
 @pytest.mark.parametrize("shape", [(4, 5), (2, 3, 5)])
 def test_cross_entropy(shape):

@@ -292,6 +292,7 @@ FIRST_MISTAKES = [
     ("a * b не растягиваются", lambda: Tensor(np.ones((2, 3))) * np.ones(4), ValueError, "a * b: формы (2, 3) и (4,)"),
     ("a / b не растягиваются", lambda: Tensor(np.ones((2, 3))) / np.ones((3, 2)), ValueError, "a / b"),
     ("reshape меняет число чисел", lambda: Tensor(np.ones((2, 3))).reshape(4, 2), ValueError, "6 чисел"),
+    ("reshape не числами", lambda: Tensor(np.ones((2, 3))).reshape("a"), TypeError, "целые числа"),
     ("transpose с лишней осью", lambda: Tensor(np.ones((2, 3))).transpose(0, 2), ValueError, "transpose"),
     ("transpose с повтором", lambda: Tensor(np.ones((2, 3))).transpose(0, 0), ValueError, "каждая по разу"),
     ("swapaxes вне осей", lambda: Tensor(np.ones((2, 3))).swapaxes(0, 3), ValueError, "swapaxes"),

@@ -207,6 +207,20 @@ def test_fully_padded_sequence_in_multi_head_attention():
     assert (mha.attn[0, :, :, 2] == 0).all(), "на паддинг (позиция 2) первой последовательности никто не смотрит"
 
 
+@pytest.mark.parametrize("T_q, T_k", [(5, 5), (2, 5), (1, 4)])
+def test_causal_flag_is_the_causal_mask_aligned_to_the_last_keys(T_q, T_k):
+    """causal=True — то же, что маска «ключ не правее запроса»; при T_q < T_k запросы — последние T_q позиций."""
+    q, k, v = (np.random.default_rng(i).normal(size=(2, T, 3)) for i, T in enumerate((T_q, T_k, T_k)))
+    padding = np.array([True] * (T_k - 1) + [False])                   # последний ключ закрыт ещё и паддингом
+    past = np.tril(np.ones((T_k, T_k), dtype=bool))[T_k - T_q:]        # строки последних T_q запросов
+    for mask in (None, padding):
+        expected = past if mask is None else past & mask
+        by_flag = nt.scaled_dot_product_attention(q, k, v, mask, causal=True)
+        by_mask = nt.scaled_dot_product_attention(q, k, v, expected)
+        for flag_result, mask_result in zip(by_flag, by_mask):
+            assert np.array_equal(flag_result, mask_result), f"causal=True при T_q={T_q}, T_k={T_k} разошёлся с маской"
+
+
 @settings(max_examples=30, deadline=None)
 @given(T=st.integers(1, 64))
 def test_causal_mask_is_lower_triangle(T):

@@ -23,7 +23,7 @@ class ShapeOps:
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         try:
             data = self.data.reshape(shape)
-        except ValueError:
+        except (TypeError, ValueError):
             raise reshape_error(self.shape, shape) from None
         out = self._child(data)
         out._backward = lambda g: (g.reshape(self.shape),)
