@@ -21,7 +21,7 @@ def sequence(seed, N, T, D, dtype=np.float64):
 
 def run_in_chunks(layer, x, chunks):
     """Прогоняет x (N, T, D) через layer.step кусками длины chunks; возвращает выходы и кэш."""
-    attn = layer.attn if isinstance(layer, nt.TransformerBlock) else layer
+    attn = layer.attention if isinstance(layer, nt.TransformerBlock) else layer
     cache = attn.new_cache(x.shape[0], max_len=x.shape[1])
     outs, start = [], 0
     with nt.no_grad():

@@ -181,7 +181,7 @@ def test_feed_forward_works_on_each_token_alone(seed, T, data):
 def test_block_parameter_count_is_12_d_squared_plus_13_d(d):
     block = nt.TransformerBlock(d, 4)
     assert block.num_params() == 12 * d * d + 13 * d, f"у блока d={d} ждали 12·d² + 13·d = {12 * d * d + 13 * d}"
-    assert block.ffn.W_up.weight.shape == (d, 4 * d) and block.attn.num_heads == 4
+    assert block.ffn.W_up.weight.shape == (d, 4 * d) and block.attention.num_heads == 4
 
 
 def test_block_keeps_attention_weights_and_dtype():
@@ -190,7 +190,7 @@ def test_block_keeps_attention_weights_and_dtype():
     x = rng(7).normal(size=(3, 5, 8)).astype(np.float32)
     y = block(x)
     assert y.dtype == np.float32 and y.shape == (3, 5, 8)
-    assert block.attn.attn.shape == (3, 2, 5, 5) and not np.triu(block.attn.attn, k=1).any()
+    assert block.attention.attn.shape == (3, 2, 5, 5) and not np.triu(block.attention.attn, k=1).any()
 
 
 def test_layer_norm_starts_as_identity_affine():
