@@ -72,7 +72,7 @@ print(inspect.getsource(nt.nn.TransformerBlock.forward))
 # %%
 def without_residual(block, x):
     """Тот же блок, но без «x +»: выход — только то, что посчитали внимание и FFN."""
-    return block.ffn(block.ln2(block.attn(block.ln1(x))))
+    return block.ffn(block.ln2(block.attention(block.ln1(x))))
 
 
 def cosine(a, b):
@@ -134,9 +134,9 @@ weights = {}
 with nt.no_grad():
     for scale in [1, 10]:
         block(x * scale)
-        with_norm = block.attn.attn.copy()                    # (N, h, T, T): внутри блока, после ln1
-        block.attn(x * scale)
-        weights[scale] = with_norm, block.attn.attn.copy()    # то же внимание, но без LayerNorm перед ним
+        with_norm = block.attention.attn.copy()               # (N, h, T, T): внутри блока, после ln1
+        block.attention(x * scale)
+        weights[scale] = with_norm, block.attention.attn.copy()    # то же внимание, но без LayerNorm перед ним
 print("с LayerNorm веса при x и при 10·x одинаковы:", np.allclose(weights[1][0], weights[10][0], atol=1e-6))
 print(f"без LayerNorm наибольший вес строки в среднем: {weights[1][1].max(-1).mean():.1f} при x, "
       f"{weights[10][1].max(-1).mean():.1f} при 10·x")
@@ -145,9 +145,9 @@ assert weights[10][1].max(-1).mean() > weights[1][1].max(-1).mean() + 0.3
 
 # %% [markdown]
 # **Почему перед, а не после.** В первом трансформере (2017) LayerNorm стоял после прибавки:
-# `x = LayerNorm(x + attn(x))` (post-norm). Тогда остаточный поток сам проходит через нормировку
+# `x = LayerNorm(x + attention(x))` (post-norm). Тогда остаточный поток сам проходит через нормировку
 # в каждом блоке, и всё, что написали прежние слои, каждый раз пережимается заново. В GPT-2 (2019)
-# нормировку перенесли внутрь ветки: `x = x + attn(LayerNorm(x))` (pre-norm). Каждая ветка читает
+# нормировку перенесли внутрь ветки: `x = x + attention(LayerNorm(x))` (pre-norm). Каждая ветка читает
 # нормированную копию, а сам поток — чистая сумма: эмбеддинг плюс поправки всех блоков. По такому
 # прямому пути градиент доходит до первых слоёв напрямую, и глубокие стопки учатся устойчивее
 # (Xiong et al., 2020, «On Layer Normalization in the Transformer Architecture»). Проверим, что поток
@@ -156,7 +156,7 @@ assert weights[10][1].max(-1).mean() > weights[1][1].max(-1).mean() + 0.3
 # %%
 def post_norm(layer, x):
     """Тот же блок, но LayerNorm после прибавки — как в Transformer 2017 года."""
-    x = layer.ln1(x + layer.attn(x))
+    x = layer.ln1(x + layer.attention(x))
     return layer.ln2(x + layer.ffn(x))
 
 
@@ -184,7 +184,7 @@ perm = np.random.default_rng(2).permutation(10)
 with nt.no_grad():
     ffn_out = block.ffn(x).data                          # (N, T, D)
     ffn_perm = block.ffn(x.data[:, perm]).data
-    attn_out, attn_perm = block.attn(x).data, block.attn(x.data[:, perm]).data
+    attn_out, attn_perm = block.attention(x).data, block.attention(x.data[:, perm]).data
 print("FFN: выход для переставленных токенов == переставленный выход:", np.allclose(ffn_perm, ffn_out[:, perm]))
 print("внимание с причинной маской:", np.allclose(attn_perm, attn_out[:, perm]))
 assert np.allclose(ffn_perm, ffn_out[:, perm]) and not np.allclose(attn_perm, attn_out[:, perm])
@@ -687,7 +687,7 @@ _ = check_layer_norm(layer_norm_solution)
 # %% [markdown]
 # ## Итог
 #
-# - **Блок трансформера** (pre-norm, как в GPT-2): `x = x + attn(ln1(x))`, потом `x = x + ffn(ln2(x))`.
+# - **Блок трансформера** (pre-norm, как в GPT-2): `x = x + attention(ln1(x))`, потом `x = x + ffn(ln2(x))`.
 # - **Остаточная связь:** блок дописывает поправку в остаточный поток; с ней вектор после 12 блоков ещё
 #   похож на исходный, без неё — нет. Поток — общая шина, через которую слои передают друг другу сведения.
 # - **LayerNorm:** у каждого токена среднее 0 и разброс 1 — внимание читает вход одинаково при любом масштабе.

@@ -5,6 +5,7 @@
 сворачивает результат в число со случайными весами `(out * R).sum()` (так
 проверяются неравномерные градиенты сверху, а не только «все единицы»)
 и сообщает, у какого входа и насколько разошлись градиенты.
+`gradcheck_module(module, x)` делает то же для входа и всех параметров слоя.
 """
 
 import numpy as np
@@ -79,3 +80,25 @@ def assert_grads_match(f, arrays, rtol=1e-5, atol=1e-7, eps=1e-6, names=None):
             )
         analytic.append(got)
     return analytic
+
+
+def set_param(module, name, value):
+    """module.'W_q.weight' = value — подменяем параметр листом из проверки градиентов."""
+    *path, attr = name.split(".")
+    owner = module
+    for part in path:
+        owner = getattr(owner, part)
+    setattr(owner, attr, value)
+
+
+def gradcheck_module(module, x, **kwargs):
+    """Градиенты по входу и по каждому параметру модуля — против конечных разностей."""
+    named = list(module.named_parameters())
+    names = [name for name, _ in named]
+
+    def fn(x, *params):
+        for name, p in zip(names, params):
+            set_param(module, name, p)
+        return module(x)
+
+    assert_grads_match(fn, [x] + [p.data for _, p in named], names=["x"] + names, **kwargs)

@@ -51,7 +51,7 @@ def main():
 
     # Блок pre-norm = TransformerEncoderLayer(norm_first=True) с GELU-tanh, без dropout, причинный
     params = {}
-    for name in ("attn.W_q", "attn.W_k", "attn.W_v", "attn.W_o"):
+    for name in ("attention.W_q", "attention.W_k", "attention.W_v", "attention.W_o"):
         params.update(linear_params(rng, name, D, D))
     params.update(linear_params(rng, "ffn.W_up", D, D_FF))
     params.update(linear_params(rng, "ffn.W_down", D_FF, D))
@@ -62,10 +62,10 @@ def main():
     t = lambda name: torch.from_numpy(params[name])   # noqa: E731
     with torch.no_grad():
         sa = layer.self_attn
-        sa.in_proj_weight.copy_(torch.cat([t(f"attn.W_{n}.weight").T for n in "qkv"]))
-        sa.in_proj_bias.copy_(torch.cat([t(f"attn.W_{n}.bias") for n in "qkv"]))
-        sa.out_proj.weight.copy_(t("attn.W_o.weight").T)
-        sa.out_proj.bias.copy_(t("attn.W_o.bias"))
+        sa.in_proj_weight.copy_(torch.cat([t(f"attention.W_{n}.weight").T for n in "qkv"]))
+        sa.in_proj_bias.copy_(torch.cat([t(f"attention.W_{n}.bias") for n in "qkv"]))
+        sa.out_proj.weight.copy_(t("attention.W_o.weight").T)
+        sa.out_proj.bias.copy_(t("attention.W_o.bias"))
         layer.linear1.weight.copy_(t("ffn.W_up.weight").T)
         layer.linear1.bias.copy_(t("ffn.W_up.bias"))
         layer.linear2.weight.copy_(t("ffn.W_down.weight").T)

@@ -5,11 +5,8 @@ import pytest
 
 import course_lib as nt
 from course_lib.autograd.tensor import Tensor
-from gradcheck import assert_grads_match
-
-
-def rng(seed=0):
-    return np.random.default_rng(seed)
+from gradcheck import assert_grads_match, set_param
+from strategies import rng
 
 
 def away_from_zero(shape, seed=0, gap=0.1):
@@ -20,15 +17,6 @@ def away_from_zero(shape, seed=0, gap=0.1):
 
 def positive(shape, seed=0):
     return rng(seed).uniform(0.5, 2.0, size=shape)
-
-
-def set_param(module, name, value):
-    """module.'W_q.weight' = value — подменяем параметр листом из проверки градиентов."""
-    *path, attr = name.split(".")
-    owner = module
-    for part in path:
-        owner = getattr(owner, part)
-    setattr(owner, attr, value)
 
 
 # ---- арифметика с broadcasting ------------------------------------------------------

@@ -15,23 +15,14 @@ import course_lib as nt
 from course_lib.efficient import block_attention, online_softmax_step
 from course_lib.props.generation import KVCache, TinyDecoder, generate_with_cache, generate_without_cache
 from course_lib.functional import allowed_cells, local_mask
-
-FAST = settings(max_examples=60, deadline=None)
-
-
-def floats(bound):
-    return st.floats(-bound, bound, allow_nan=False, allow_infinity=False, width=64)
+from strategies import FAST, floats, qkv, seeds
 
 
 @st.composite
 def attention_inputs(draw):
     """q, k, v со случайными осями батча и голов, длинами, размерностями, маской и размером блока."""
-    lead = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
-    T_q, T_k = draw(st.integers(1, 12)), draw(st.integers(1, 12))
-    d_k, d_v = draw(st.integers(1, 6)), draw(st.integers(1, 6))
-    q = draw(arrays(np.float64, lead + (T_q, d_k), elements=floats(4)))
-    k = draw(arrays(np.float64, lead + (T_k, d_k), elements=floats(4)))
-    v = draw(arrays(np.float64, lead + (T_k, d_v), elements=floats(4)))
+    q, k, v = draw(qkv(lead=st.lists(st.integers(1, 3), max_size=2).map(tuple)))
+    lead, (T_q, T_k) = q.shape[:-2], (q.shape[-2], k.shape[-2])
     mask_shape = draw(st.sampled_from([None, (T_q, T_k), (1, T_k), lead + (T_q, T_k)]))
     mask = None if mask_shape is None else draw(arrays(bool, mask_shape))   # бывают и целиком закрытые строки
     causal = draw(st.booleans())
@@ -163,7 +154,7 @@ def test_local_mask_rejects_bad_window():
 # ---- генерация и KV-кэш ------------------------------------------------------------------
 
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**16), N=st.integers(1, 3), T0=st.integers(1, 5), steps=st.integers(1, 12),
+@given(seed=seeds, N=st.integers(1, 3), T0=st.integers(1, 5), steps=st.integers(1, 12),
        heads=st.sampled_from([1, 2, 4]))
 def test_kv_cache_generation_equals_full_recomputation(seed, N, T0, steps, heads):
     nt.manual_seed(seed)

@@ -4,14 +4,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
 
 from course_lib.props.embeddings import (STOP_WORDS, StaticEmbeddings, build_vocab, cooccurrence, load_corpus,
                                    load_sections, ppmi, svd_embeddings, tokenize, train_static_embeddings,
                                    word_topics)
+from strategies import matrices
 
-counts_matrices = arrays(np.float64, st.tuples(st.integers(2, 7), st.integers(2, 7)),
-                         elements=st.integers(0, 6).map(float))
+counts_matrices = matrices(None, min_side=2, max_side=7, elements=st.integers(0, 6).map(float))
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +110,7 @@ def test_ppmi_matches_the_formula_without_smoothing():
 
 
 @settings(max_examples=40, deadline=None)
-@given(arrays(np.float64, st.tuples(st.integers(2, 6), st.integers(2, 6)), elements=st.floats(-3, 3)))
+@given(matrices(3, min_side=2, max_side=6))
 def test_full_svd_keeps_all_dot_products(matrix):
     vectors = svd_embeddings(matrix, min(matrix.shape))           # U·S: скалярные произведения строк как у M
     assert np.allclose(vectors @ vectors.T, matrix @ matrix.T, atol=1e-8)

@@ -6,10 +6,7 @@ import numpy as np
 import pytest
 
 import course_lib as nt
-
-
-def rng(seed=0):
-    return np.random.default_rng(seed)
+from strategies import rng
 
 
 @pytest.fixture

@@ -17,10 +17,7 @@ from course_lib.fast import attention as attention_module
 from course_lib.fast import enabled
 from course_lib.fast.attention import fused_attention
 from gradcheck import assert_grads_match, upstream_weights
-
-
-def rng(seed):
-    return np.random.default_rng(seed)
+from strategies import rng
 
 
 CASES = {

@@ -77,9 +77,9 @@ def test_ablate_zeroes_only_that_heads_rows_of_a_copy():
     before = [p.data.copy() for p in model.parameters()]
     ablated = ablate(model, [(0, 1)])
     assert all(np.array_equal(b, p.data) for b, p in zip(before, model.parameters()))   # исходная не тронута
-    W_o = ablated.blocks[0].attn.W_o.weight.data                                       # (D, D), d_head = 16
-    assert (W_o[16:] == 0).all() and np.array_equal(W_o[:16], model.blocks[0].attn.W_o.weight.data[:16])
-    assert np.array_equal(ablated.blocks[1].attn.W_o.weight.data, model.blocks[1].attn.W_o.weight.data)
+    W_o = ablated.blocks[0].attention.W_o.weight.data                                       # (D, D), d_head = 16
+    assert (W_o[16:] == 0).all() and np.array_equal(W_o[:16], model.blocks[0].attention.W_o.weight.data[:16])
+    assert np.array_equal(ablated.blocks[1].attention.W_o.weight.data, model.blocks[1].attention.W_o.weight.data)
 
 
 def test_generation_with_cache_equals_generation_without_it():

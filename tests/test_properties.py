@@ -9,23 +9,14 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from hypothesis.extra.numpy import array_shapes, arrays
+from hypothesis.extra.numpy import arrays
 
 import course_lib as nt
+from strategies import FAST, float_arrays, matrices, qkv, seeds
 
 pytestmark = pytest.mark.usefixtures("path")   # каждый тест — по книге и под nt.fast() (conftest.py)
-
-FAST = settings(max_examples=40, deadline=None)
-
-
-def floats(bound):
-    return st.floats(-bound, bound, allow_nan=False, allow_infinity=False, width=64)
-
-
-def matrices(bound, max_side=8):
-    return arrays(np.float64, array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=max_side), elements=floats(bound))
 
 
 @st.composite
@@ -35,9 +26,9 @@ def attention_setups(draw, max_T=6):
     d_head = draw(st.integers(1, 4))
     N, T = draw(st.integers(1, 2)), draw(st.integers(1, max_T))
     causal = draw(st.booleans())
-    nt.manual_seed(draw(st.integers(0, 2**16)))
+    nt.manual_seed(draw(seeds))
     mha = nt.MultiHeadAttention(num_heads * d_head, num_heads, causal=causal)
-    x = draw(arrays(np.float64, (N, T, num_heads * d_head), elements=floats(3)))
+    x = draw(float_arrays((N, T, num_heads * d_head), 3))
     return mha, x
 
 
@@ -56,7 +47,7 @@ def test_softmax_gives_probabilities(x, axis):
 @FAST
 @given(data=st.data(), x=matrices(50))
 def test_softmax_ignores_a_constant_added_to_a_row(data, x):
-    shift = data.draw(arrays(np.float64, (x.shape[0], 1), elements=floats(100)), label="shift")
+    shift = data.draw(float_arrays((x.shape[0], 1), 100), label="shift")
     assert np.allclose(nt.softmax(x + shift), nt.softmax(x), atol=1e-10), (
         "softmax(x + c) должен совпадать с softmax(x), если c одно на всю строку"
     )
@@ -103,7 +94,7 @@ def test_causal_attention_does_not_look_into_the_future(setup, data):
     N, T, D = x.shape
     i = data.draw(st.integers(0, T - 1), label="i")
     changed = x.copy()
-    changed[:, i + 1:] = data.draw(arrays(np.float64, (N, T - i - 1, D), elements=floats(3)), label="future")
+    changed[:, i + 1:] = data.draw(float_arrays((N, T - i - 1, D), 3), label="future")
     padding = None
     if data.draw(st.booleans(), label="с маской паддинга"):               # causal=True должно сочетаться с маской
         lengths = np.array(data.draw(st.lists(st.integers(1, T), min_size=N, max_size=N), label="lengths"))
@@ -178,11 +169,10 @@ def test_number_of_parameters(num_heads, d_head):
 # ---- полностью закрытые строки маски ----------------------------------------------------------
 
 @FAST
-@given(data=st.data(), T_q=st.integers(1, 5), T_k=st.integers(1, 5), d=st.integers(1, 4))
-def test_fully_masked_rows_give_zero_weights_and_zero_context(data, T_q, T_k, d):
-    q, k, v = (data.draw(arrays(np.float64, (2, T, d), elements=floats(3)), label=name)
-               for name, T in (("q", T_q), ("k", T_k), ("v", T_k)))
-    mask = data.draw(arrays(bool, (2, T_q, T_k)), label="mask")
+@given(data=st.data(), inputs=qkv(lead=st.just((2,)), max_T=5, max_d=4, bound=3))
+def test_fully_masked_rows_give_zero_weights_and_zero_context(data, inputs):
+    q, k, v = inputs
+    mask = data.draw(arrays(bool, q.shape[:-1] + k.shape[-2:-1]), label="mask")     # (2, T_q, T_k)
     blocked = ~mask.any(axis=-1)                                     # (2, T_q): запросу некуда смотреть
     leaves = [nt.tensor(t, requires_grad=True) for t in (q, k, v)]
     context, weights = nt.scaled_dot_product_attention(*leaves, mask)
@@ -221,7 +211,7 @@ def test_causal_flag_is_the_causal_mask_aligned_to_the_last_keys(T_q, T_k):
             assert np.array_equal(flag_result, mask_result), f"causal=True при T_q={T_q}, T_k={T_k} разошёлся с маской"
 
 
-@settings(max_examples=30, deadline=None)
+@FAST
 @given(T=st.integers(1, 64))
 def test_causal_mask_is_lower_triangle(T):
     mask = nt.causal_mask(T)

@@ -9,7 +9,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import course_lib as nt
@@ -20,8 +20,7 @@ from course_lib.props.tasks import (BANK, BANK_VOCAB, CLASS_NAMES, CUE_WORDS, FI
                               Vocabulary, bank_sentences, letters, two_relations)
 from course_lib.props.training import bank_loss, relations_loss, train
 from gradcheck import numeric_grad
-
-FAST = settings(max_examples=30, deadline=None)
+from strategies import FAST, seeds
 
 
 # ---------------------------------------------------------------- конфигурации урока
@@ -277,7 +276,7 @@ def test_relation_scores_on_hand_made_heads():
 
 
 @FAST
-@given(st.integers(0, 2**16), st.integers(3, 7))
+@given(seeds, st.integers(3, 7))
 def test_head_difference_is_a_symmetric_distance_between_0_and_1(seed, T):
     scores = np.random.default_rng(seed).normal(scale=3, size=(2, T, T))
     weights = np.exp(scores) / np.exp(scores).sum(-1, keepdims=True)

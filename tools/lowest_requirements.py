@@ -47,7 +47,8 @@ def _installed_requirements(extras):
 
 def lowest_series(requirement):
     """'numpy>=1.24' -> 'numpy>=1.24,<1.25'. Всё, кроме одной нижней границы, — ошибка: такую границу
-    нечем проверить (`==` запрещает tests/test_project.py, верхние границы курс не ставит)."""
+    нечем проверить (точных `==` и верхних границ курс не ставит; tests/test_dependencies.py
+    зовёт эту функцию для каждой зависимости)."""
     match = LOWER.match(requirement)
     if not match:
         raise ValueError(f"ожидалась зависимость вида «имя>=версия», а в pyproject.toml: {requirement!r}")

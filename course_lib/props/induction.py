@@ -65,25 +65,25 @@ def copy_losses(logits, ids):
 class AttentionOnly(Module):
     """Слой внимания с residual-связью и больше ничего: x + MHA(x) (урок 09).
 
-    Как в `TransformerBlock`, внимание лежит в `.attn` — но без LayerNorm и FFN.
+    Как в `TransformerBlock`, внимание лежит в `.attention` — но без LayerNorm и FFN.
     """
 
     def __init__(self, d_model, num_heads):
-        self.attn = MultiHeadAttention(d_model, num_heads, causal=True)
+        self.attention = MultiHeadAttention(d_model, num_heads, causal=True)
 
     def forward(self, x):
-        return x + self.attn(x)                       # (N, T, D) -> (N, T, D)
+        return x + self.attention(x)                  # (N, T, D) -> (N, T, D)
 
     def step(self, x_new, cache):
         """То же для новых токенов при генерации: k и v прошлых — из cache (KVCache)."""
-        return x_new + self.attn.step(x_new, cache)   # (N, n, D) -> (N, n, D)
+        return x_new + self.attention.step(x_new, cache)   # (N, n, D) -> (N, n, D)
 
 
 class TinyLM(Module):
     """Маленькая языковая модель: эмбеддинги токена и позиции -> стопка блоков -> unembedding (урок 09).
 
     ids (N, T) -> logits (N, T, vocab_size): в каждой позиции — оценки следующего токена.
-    blocks — список слоёв (N, T, D) -> (N, T, D), у каждого внимание в `.attn`.
+    blocks — список слоёв (N, T, D) -> (N, T, D), у каждого внимание в `.attention`.
     """
 
     def __init__(self, blocks, d_model, vocab_size=VOCAB + 1, max_len=MAX_LEN):
@@ -114,11 +114,11 @@ class TinyLM(Module):
 
     def new_cache(self, N):
         """Пустые кэши всех слоёв: N последовательностей по max_len токенов."""
-        return [block.attn.new_cache(N, self.max_len) for block in self.blocks]
+        return [block.attention.new_cache(N, self.max_len) for block in self.blocks]
 
     def weights(self):
         """Веса внимания последнего прохода: (N, layers, h, T, T)."""
-        return np.stack([block.attn.attn for block in self.blocks], axis=1)
+        return np.stack([block.attention.attn for block in self.blocks], axis=1)
 
     def attention_weights(self, ids):
         """Веса всех голов на одной последовательности ids (T,), без графа: (layers, h, T, T)."""
@@ -157,7 +157,7 @@ def ablate(model, heads):
     """
     ablated = copy.deepcopy(model)
     for layer, head in heads:
-        attn = ablated.blocks[layer].attn
-        rows = slice(head * attn.d_head, (head + 1) * attn.d_head)
-        attn.W_o.weight.data[rows] = 0.0                         # (D, D): строки head·d_head … — вклад головы
+        attention = ablated.blocks[layer].attention
+        rows = slice(head * attention.d_head, (head + 1) * attention.d_head)
+        attention.W_o.weight.data[rows] = 0.0                         # (D, D): строки head·d_head … — вклад головы
     return ablated

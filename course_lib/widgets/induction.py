@@ -160,7 +160,7 @@ class AblationPainter(Painter):
 
 def ablation_explorer(model, probe, tokens=None):
     """Флажки «выключить голову» для каждой головы обученной модели; probe — (T,) пробная последовательность."""
-    layers, h = len(model.blocks), model.blocks[0].attn.num_heads
+    layers, h = len(model.blocks), model.blocks[0].attention.num_heads
     controls = {f"off_{layer}_{head}": widgets.Checkbox(value=False, description=f"выключить {name}")
                 for (layer, head), name in zip(np.ndindex(layers, h), head_names(layers, h))}
 
