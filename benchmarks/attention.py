@@ -32,8 +32,8 @@ import time
 import numpy as np
 
 import course_lib as cl
-from course_lib.fast.attention import fused_attention
-from course_lib.fast.pool import each_piece
+from course_lib.engine_room.attention import fused_attention
+from course_lib.engine_room.pool import each_piece
 
 N, T, D_MODEL, HEADS = 8, 256, 256, 8
 D_HEAD = D_MODEL // HEADS

@@ -8,7 +8,7 @@ import numpy as np
 
 from course_lib._checks import check_axis, check_float, check_int, check_mask, check_qkv
 from course_lib.autograd.tensor import Tensor, as_tensor
-from course_lib.fast import enabled as fast_enabled, fast_cube, fused_attention
+from course_lib.engine_room import enabled as fast_enabled, fast_cube, fused_attention
 
 
 def softmax(x, axis=-1):
@@ -37,7 +37,7 @@ def gelu(x):
     plain = not isinstance(x, Tensor)
     x = as_tensor(x)
     check_float(x.data, "gelu(x)")
-    cube = fast_cube(x) if fast_enabled() else x**3        # x³; в машинном отделении — двумя умножениями (fast/cube.py)
+    cube = fast_cube(x) if fast_enabled() else x**3        # x³; в машинном отделении — двумя умножениями (engine_room/cube.py)
     inner = (x + 0.044715 * cube) * np.sqrt(2 / np.pi)     # √(2/π)·(x + 0.044715·x³)
     out = 0.5 * x * (1 + inner.tanh())
     return out.data if plain else out
@@ -78,7 +78,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None, causal=False):
     запросы — последние T_q позиций: так генерирует слой с KV-кэшем, урок 08).
     Возвращает (context (..., T_q, d_v), weights (..., T_q, T_k)).
     Запрос, которому не разрешено смотреть никуда, получает нулевые веса и нулевой context.
-    Внутри `with nt.fast():` те же шаги идут одной слитой операцией (fast/attention.py, урок 08).
+    Внутри `with nt.fast():` те же шаги идут одной слитой операцией (engine_room/attention.py, урок 08).
     """
     plain = not any(isinstance(t, Tensor) for t in (q, k, v))
     q, k, v, mask, scale = _attention_inputs(q, k, v, mask, scale, causal)

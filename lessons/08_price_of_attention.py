@@ -90,7 +90,7 @@ print(inspect.getsource(seconds))
 
 # %% [markdown]
 # Замерим. Числа у вас будут другими — важно, как они растут. Меряем внутри `with nt.fast():` —
-# в «машинном отделении» библиотеки (`course_lib/fast/`): там те же три шага — оценки, маска,
+# в «машинном отделении» библиотеки (`course_lib/engine_room/`): там те же три шага — оценки, маска,
 # softmax — слиты в одну операцию, которая проходит матрицу $T \times T$ кусками, пока они лежат в
 # быстрой памяти процессора, и на всех ядрах. Ответ тот же (это проверяют тесты), а квадрат
 # остаётся: слияние меняет множитель, а не степень.
@@ -98,7 +98,7 @@ print(inspect.getsource(seconds))
 # %% tags=["nbval-ignore-output"]
 lengths = np.array([64, 128, 256, 512, 1024, 2048])
 inputs = {T: tuple(np.random.default_rng(T).normal(size=(3, T, 64))) for T in lengths}   # Q, K, V для каждой длины
-with nt.fast():                                          # те же формулы, слитые (course_lib/fast/attention.py)
+with nt.fast():                                          # те же формулы, слитые (course_lib/engine_room/attention.py)
     standard_time = np.array([seconds(lambda: nt.scaled_dot_product_attention(*inputs[T]), 5) for T in lengths])
 for T, t in zip(lengths, standard_time):
     print(f"T = {T:>4}: {t * 1e3:7.1f} мс")

@@ -1,6 +1,6 @@
 """Слои библиотеки видны в дереве, и стрелки импортов идут в одну сторону — вниз.
 
-    помощники (_checks, rng, measure)  ←  движок (autograd/)  ←  машинное отделение (fast/)
+    помощники (_checks, rng, measure)  ←  движок (autograd/)  ←  машинное отделение (engine_room/)
         ←  functional, optim  ←  efficient  ←  nn/  ←  props/ (реквизит уроков)  ←  vis  ←  widgets/, exercises/
 
 `doctor` стоит особняком: на него опирается только `course_lib/__init__.py`. Тест читает все
@@ -26,7 +26,7 @@ LIBRARY = pathlib.Path(__file__).resolve().parent.parent / "course_lib"
 RANKS = {
     "_checks": 0, "rng": 0.5, "measure": 0.5,
     "autograd": 1,
-    "fast": 1.5,                       # быстрые операции строят Tensor движка; книга (functional, nn) зовёт их под nt.fast()
+    "engine_room": 1.5,                # быстрые операции строят Tensor движка; книга (functional, nn) зовёт их под nt.fast()
     "functional": 2, "optim": 2,
     "efficient": 3,
     "nn": 4,
@@ -157,7 +157,7 @@ def test_readme_map_names_every_part_of_the_library():
     tree = readme[readme.index("## Как устроен репозиторий"):readme.index("### Как устроена библиотека")]
     parts = {p.name for p in LIBRARY.iterdir() if p.suffix == ".py" and p.name != "__init__.py"}
     parts |= {p.name + "/" for p in LIBRARY.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    for package in ("autograd", "fast", "nn", "props"):
+    for package in ("autograd", "engine_room", "nn", "props"):
         parts |= {p.name for p in (LIBRARY / package).glob("*.py") if p.name != "__init__.py"}
     missing = sorted(name for name in parts if name.removesuffix(".py") not in tree)
     assert not missing, f"в карте README нет: {missing}"

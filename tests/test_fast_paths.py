@@ -1,7 +1,7 @@
 """Книга и машинное отделение считают одно и то же: `with nt.fast():` меняет путь, а не ответ.
 
 Каждый случай считается публичными вызовами дважды — по книге (три шага урока 05 в
-`scaled_dot_product_attention`) и под `nt.fast()` (слитая операция fast/attention.py), — и вперёд,
+`scaled_dot_product_attention`) и под `nt.fast()` (слитая операция engine_room/attention.py), — и вперёд,
 и назад совпадает до 1e-12 во float64, в том числе когда кусков и полос слитой операции несколько
 (CHUNK и ROWS уменьшены), батч растянут, T_q ≠ T_k, а строки закрыты целиком. То же для слоёв
 (Linear, GELU, TransformerBlock) и для проверок самой слитой операции: конечные разности, тип, полосы.
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import course_lib as nt
-from course_lib.fast import attention as attention_module
-from course_lib.fast import enabled
-from course_lib.fast.attention import fused_attention
+from course_lib.engine_room import attention as attention_module
+from course_lib.engine_room import enabled
+from course_lib.engine_room.attention import fused_attention
 from gradcheck import assert_grads_match, upstream_weights
 from strategies import rng
 

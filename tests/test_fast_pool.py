@@ -1,4 +1,4 @@
-"""Пул потоков машинного отделения (fast/pool.py): каждый кусок ровно один раз, BLAS в куске — в один поток,
+"""Пул потоков машинного отделения (engine_room/pool.py): каждый кусок ровно один раз, BLAS в куске — в один поток,
 ошибка куска доходит до вызвавшего, большие умножения по кускам дают то же, что a @ b."""
 
 import threading
@@ -8,7 +8,7 @@ import pytest
 from threadpoolctl import threadpool_info
 
 import course_lib as nt
-from course_lib.fast import pool
+from course_lib.engine_room import pool
 
 
 def blas_threads():

@@ -2,7 +2,7 @@
 
 `tensor.py` — Tensor, арифметика и backward, `shape_ops.py` — операции над формой,
 `reductions.py` — sum, mean, max, `softmax.py` — masked_fill, softmax, log_softmax.
-Код здесь простой, без веток ради скорости; быстрые версии — в `course_lib/fast/` за `nt.fast()`.
+Код здесь простой, без веток ради скорости; быстрые версии — в `course_lib/engine_room/` за `nt.fast()`.
 """
 
 from course_lib.autograd.tensor import Tensor, as_tensor, concatenate, no_grad, tensor

@@ -3,7 +3,7 @@
 import numpy as np
 
 from course_lib._checks import check_float, check_int
-from course_lib.fast import enabled as fast_enabled, fast_linear
+from course_lib.engine_room import enabled as fast_enabled, fast_linear
 from course_lib.nn.module import Module, parameter
 from course_lib.rng import generator
 from course_lib.autograd.tensor import Tensor, as_tensor

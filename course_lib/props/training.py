@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from course_lib._checks import check_int
-from course_lib.fast import fast as fast_switch
+from course_lib.engine_room import fast as fast_switch
 from course_lib.functional import cross_entropy
 from course_lib.optim import Adam
 
@@ -27,7 +27,7 @@ def train(model, loss_fn, steps, lr=0.01, probe=None, snapshot_every=10, fast=Tr
 
     probe — номера токенов (T,) пробной последовательности: её веса внимания
     (`model.attention_weights`) снимаются до обучения и каждые snapshot_every шагов.
-    fast=True — шаги идут под `nt.fast()`: те же формулы, слитые и на всех ядрах (course_lib/fast/,
+    fast=True — шаги идут под `nt.fast()`: те же формулы, слитые и на всех ядрах (course_lib/engine_room/,
     урок 08); fast=False — по книге (так benchmarks/training.py меряет оба пути).
     """
     check_int(steps, "steps", "train", meaning=" (сколько шагов сделать)")

@@ -13,16 +13,16 @@
 Вне блока всё идёт по книге. Сама библиотека выключатель не включает; это делают те, кому нужна
 скорость, и говорят об этом: обучение в props/training.py, замеры урока 08, benchmarks/.
 
-После `import course_lib` имя `course_lib.fast` — сам выключатель (`nt.fast()`), а не эта папка;
-поэтому части отсюда берут так: `from course_lib.fast import pool`, `from course_lib.fast.attention import …`.
+Папка называется не `fast`, чтобы имя `nt.fast` было только выключателем: части отсюда
+берут обычным импортом — `from course_lib.engine_room import pool`, `import course_lib.engine_room.attention`.
 """
 
 import contextlib
 import threading
 
-from course_lib.fast.attention import fused_attention
-from course_lib.fast.cube import fast_cube
-from course_lib.fast.linear import fast_linear
+from course_lib.engine_room.attention import fused_attention
+from course_lib.engine_room.cube import fast_cube
+from course_lib.engine_room.linear import fast_linear
 
 _state = threading.local()        # у каждого потока свой выключатель
 

@@ -15,7 +15,7 @@
 
 import numpy as np
 
-from course_lib.fast.pool import each_piece
+from course_lib.engine_room.pool import each_piece
 
 ROWS = 64       # строк запросов в полосе
 CHUNK = 2**18   # чисел оценок в одном куске (если матрицы маленькие): 1 МБ во float32, 2 МБ во float64

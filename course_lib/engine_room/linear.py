@@ -1,6 +1,6 @@
 """x @ W слоя Linear быстрее: пачка векторов — одной матрицей, большое умножение — кусками на все ядра (pool.py)."""
 
-from course_lib.fast.pool import matmul
+from course_lib.engine_room.pool import matmul
 
 
 def fast_linear(x, weight):
