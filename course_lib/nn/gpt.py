@@ -38,6 +38,7 @@ class GPT(Module):
         check_int(max_len, "max_len", "GPT", meaning=" (сколько позиций знает модель)")
         check_int(num_layers, "num_layers", "GPT", meaning=" (сколько блоков в стопке)")
         self.vocab_size, self.max_len, self.num_layers = vocab_size, max_len, num_layers
+        self.d_model, self.num_heads = d_model, num_heads
         self.tokens = Embedding(vocab_size, d_model)
         self.positions = Embedding(max_len, d_model)
         self.blocks = [TransformerBlock(d_model, num_heads, causal=True) for _ in range(num_layers)]
@@ -131,4 +132,5 @@ class GPT(Module):
         return ids
 
     def extra_repr(self):
-        return f"vocab_size={self.vocab_size}, max_len={self.max_len}, num_layers={self.num_layers}"
+        return (f"vocab_size={self.vocab_size}, max_len={self.max_len}, d_model={self.d_model}, "
+                f"num_heads={self.num_heads}, num_layers={self.num_layers}")
