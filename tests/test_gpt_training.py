@@ -1,6 +1,8 @@
 """Обучение GPT урока 10 (props/gpt_training.py), прогресс, чекпойнт — на крошечной модели за секунды."""
 
 import io
+import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -12,6 +14,9 @@ from course_lib.props.gpt_training import fixed_windows, forget_runs, random_win
 from course_lib.props.progress import TextProgress, clock, progress_text
 from course_lib.props.tokenizer import CharTokenizer
 from course_lib.widgets.progress import ProgressBar, progress_bar
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from tools.train_gpt_checkpoint import main as train_checkpoint  # noqa: E402
 
 TEXT = "кот сел на тёплый коврик. мама мыла раму. " * 30            # 1260 символов, V = 19 разных
 V = 19
@@ -216,3 +221,12 @@ def test_not_a_checkpoint_is_refused(tmp_path):
     model, tokenizer = tiny_model_and_tokenizer()
     with pytest.raises(ValueError, match="словарь от другой модели"):
         save_gpt(tmp_path / "x.npz", model, CharTokenizer.from_text("абв"))
+
+
+def test_the_checkpoint_tool_saves_a_model_the_lesson_can_load(tmp_path, capsys):
+    out = tmp_path / "gpt.npz"
+    assert train_checkpoint(["--steps", "2", "--out", str(out)]) == 1              # два шага до цели 1.8 не доводят
+    model, tokenizer = load_gpt(out)
+    assert (tokenizer.vocab_size, model.max_len, model.num_params()) == (175, 64, 226_735)
+    assert out.stat().st_size < 2**20, "чекпойнт урока должен весить меньше мегабайта (float32)"
+    assert "цель 1.8 не достигнута" in capsys.readouterr().out
