@@ -87,20 +87,19 @@ class GPT(Module):
         check_int(max_new_tokens, "max_new_tokens", "generate", low=0, meaning=" (сколько токенов дописать)")
         temperature, top_k = check_sampling(temperature, top_k, rng, self.vocab_size)
         rng = generator() if rng is None else rng
-        new = []
         with no_grad():
             caches = self.new_cache(len(ids))
             logits = self.step(ids[:, -self.max_len:], caches).data[:, -1]   # (N, V): промпт одним проходом
             for i in range(max_new_tokens):
-                new.append(sample_next_token(logits, temperature, top_k, rng))   # (N,)
+                next_ids = sample_next_token(logits, temperature, top_k, rng)   # (N,)
+                ids = np.concatenate([ids, next_ids[:, None]], axis=1)         # (N, T) -> (N, T + 1)
                 if i == max_new_tokens - 1:
-                    break
+                    break                                                      # логиты после последнего не нужны
                 if caches[0].length < self.max_len:
-                    logits = self.step(new[-1][:, None], caches).data[:, -1]
+                    logits = self.step(next_ids[:, None], caches).data[:, -1]  # (N, V): только новый токен
                 else:
-                    window = np.concatenate([ids] + [t[:, None] for t in new], axis=1)[:, -self.max_len:]
-                    logits = self(window).data[:, -1]
-        return np.concatenate([ids] + [t[:, None] for t in new], axis=1)
+                    logits = self(ids[:, -self.max_len:]).data[:, -1]          # окно сдвинулось: заново
+        return ids
 
     def attention_weights(self, ids):
         """Веса внимания всех блоков на ids (N, T), без графа: (N, num_layers, h, T, T)."""
