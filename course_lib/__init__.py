@@ -7,7 +7,7 @@
 
 from course_lib.doctor import doctor
 from course_lib.functional import causal_mask, cross_entropy, gelu, scaled_dot_product_attention, softmax
-from course_lib.nn import Embedding, FeedForward, LayerNorm, Linear, Module, MultiHeadAttention, TransformerBlock
+from course_lib.nn import GPT, Embedding, FeedForward, LayerNorm, Linear, Module, MultiHeadAttention, TransformerBlock
 from course_lib.rng import manual_seed
 from course_lib.engine_room import fast
 from course_lib.autograd.tensor import Tensor, concatenate, no_grad, tensor
@@ -16,6 +16,6 @@ from course_lib import functional, nn, optim
 __all__ = [
     "Tensor", "tensor", "concatenate", "no_grad", "manual_seed",
     "softmax", "causal_mask", "scaled_dot_product_attention", "cross_entropy", "gelu",
-    "Module", "Linear", "Embedding", "MultiHeadAttention", "LayerNorm", "FeedForward", "TransformerBlock",
+    "Module", "Linear", "Embedding", "MultiHeadAttention", "LayerNorm", "FeedForward", "TransformerBlock", "GPT",
     "functional", "nn", "optim", "doctor", "fast",
 ]

@@ -4,5 +4,8 @@
 
 - `embeddings.py` — векторы слов из корпуса `data/` (урок 01);
 - `tasks.py`, `models.py`, `training.py`, `evaluation.py` — задачи, модели, обучение и отчёты урока 07;
-- `generation.py` — маленький декодер и генерация с KV-кэшем (урок 08).
+- `generation.py` — маленький декодер и генерация с KV-кэшем (урок 08);
+- `induction.py`, `induction_training.py` — индукционная голова (урок 09);
+- `text_file.py`, `tokenizer.py`, `gpt_training.py`, `progress.py`, `gpt_checkpoint.py` — GPT учит
+  русский на прозе уроков (урок 10; корпус data/lessons_ru.txt собирает tools/build_corpus.py).
 """

@@ -1,0 +1,130 @@
+"""Маленький GPT (урок 10): эмбеддинги токена и позиции, стопка блоков, LayerNorm и линейная голова.
+
+Та же модель, что nanoGPT, без dropout и без общих весов входа и выхода. Генерация —
+`model.generate(ids, max_new_tokens, temperature, top_k, rng)`, как в nanoGPT, с KV-кэшем.
+"""
+
+import numpy as np
+
+from course_lib._checks import check_int
+from course_lib.autograd.tensor import Tensor, no_grad
+from course_lib.nn.block import TransformerBlock
+from course_lib.nn.layers import Embedding, Linear
+from course_lib.nn.module import Module
+from course_lib.nn.norm import LayerNorm
+from course_lib.nn.sampling import check_sampling, sample_next_token
+from course_lib.rng import generator
+
+# Таблицы Embedding начинаются с N(0, 1), как в PyTorch, а прибавки блоков к остаточному потоку
+# поначалу порядка 0.1: без множителя они тонули бы во входе. GPT-2 берёт таблицы с разбросом 0.02.
+EMBEDDING_SCALE = 0.1
+
+
+class GPT(Module):
+    """Языковая модель GPT: ids (N, T) целые -> logits (N, T, vocab_size) — оценки следующего токена (урок 10).
+
+    num_layers блоков TransformerBlock (pre-norm, причинное внимание), d_model — длина вектора
+    токена, num_heads — голов в каждом блоке, max_len — сколько позиций знает модель.
+    Параметров: (vocab_size + max_len)·D + num_layers·(12·D² + 13·D) + 2·D + D·vocab_size + vocab_size.
+    """
+
+    def __init__(self, vocab_size, max_len, d_model, num_heads, num_layers):
+        check_int(vocab_size, "vocab_size", "GPT", meaning=" (сколько разных токенов)")
+        check_int(max_len, "max_len", "GPT", meaning=" (сколько позиций знает модель)")
+        check_int(num_layers, "num_layers", "GPT", meaning=" (сколько блоков в стопке)")
+        self.vocab_size, self.max_len, self.num_layers = vocab_size, max_len, num_layers
+        self.d_model, self.num_heads = d_model, num_heads
+        self.tokens = Embedding(vocab_size, d_model)
+        self.positions = Embedding(max_len, d_model)
+        self.blocks = [TransformerBlock(d_model, num_heads, causal=True) for _ in range(num_layers)]
+        self.ln_final = LayerNorm(d_model)
+        self.unembed = Linear(d_model, vocab_size)
+
+    def forward(self, ids):
+        """Весь текст сразу (урок 10): ids (N, T) целые, T ≤ max_len -> logits (N, T, vocab_size)."""
+        ids = self.check_ids(ids, limit=self.max_len)
+        N, T = ids.shape
+        x = self.tokens(ids) + self.positions(np.arange(T))   # (N, T) -> (N, T, D): какой токен и где стоит
+        x = x * EMBEDDING_SCALE                               # (N, T, D)
+        for block in self.blocks:
+            x = block(x)                                      # (N, T, D) -> (N, T, D): внимание только назад
+        x = self.ln_final(x)                                  # (N, T, D)
+        return self.unembed(x)                                # (N, T, D) -> (N, T, vocab_size)
+
+    def step(self, ids, caches):
+        """Новые токены при генерации: ids (N, n) -> logits (N, n, vocab_size); k и v — в caches.
+
+        Позиции новых токенов идут сразу за теми, что уже лежат в кэше (`new_cache`).
+        """
+        start = caches[0].length
+        n = ids.shape[1]
+        x = self.tokens(ids) + self.positions(np.arange(start, start + n))   # (N, n, D)
+        x = x * EMBEDDING_SCALE
+        for block, cache in zip(self.blocks, caches):
+            x = block.step(x, cache)                          # (N, n, D): прошлое — из кэша
+        return self.unembed(self.ln_final(x))                 # (N, n, vocab_size)
+
+    def new_cache(self, N):
+        """Пустые KV-кэши всех блоков: N последовательностей по max_len токенов."""
+        return [block.attention.new_cache(N, self.max_len) for block in self.blocks]
+
+    def generate(self, ids, max_new_tokens, temperature=1.0, top_k=None, rng=None):
+        """Дописывает max_new_tokens токенов к каждой строке ids (N, T0) -> (N, T0 + max_new_tokens).
+
+        Каждый новый токен выбирается по логитам последней позиции (`sample_next_token`):
+        temperature — делитель логитов, top_k — выбирать из k самых вероятных (top_k=1 — жадно),
+        rng — np.random.Generator (None — генератор курса, его задаёт nt.manual_seed).
+        Модель видит последние max_len токенов, как nanoGPT. Пока текст не длиннее max_len,
+        k и v прошлых токенов берутся из KV-кэша (урок 08); дальше окно сдвигается, позиции
+        меняются, и его приходится считать заново. Токены те же, что дал бы forward на всём окне.
+        """
+        ids = self.check_ids(ids, limit=None)
+        check_int(max_new_tokens, "max_new_tokens", "generate", low=0, meaning=" (сколько токенов дописать)")
+        temperature, top_k = check_sampling(temperature, top_k, rng, self.vocab_size)
+        rng = generator() if rng is None else rng
+        with no_grad():
+            caches = self.new_cache(len(ids))
+            logits = self.step(ids[:, -self.max_len:], caches).data[:, -1]   # (N, V): промпт одним проходом
+            for i in range(max_new_tokens):
+                next_ids = sample_next_token(logits, temperature, top_k, rng)   # (N,)
+                ids = np.concatenate([ids, next_ids[:, None]], axis=1)         # (N, T) -> (N, T + 1)
+                if i == max_new_tokens - 1:
+                    break                                                      # логиты после последнего не нужны
+                if caches[0].length < self.max_len:
+                    logits = self.step(next_ids[:, None], caches).data[:, -1]  # (N, V): только новый токен
+                else:
+                    logits = self(ids[:, -self.max_len:]).data[:, -1]          # окно сдвинулось: заново
+        return ids
+
+    def attention_weights(self, ids):
+        """Веса внимания всех блоков на ids (N, T), без графа: (N, num_layers, h, T, T)."""
+        with no_grad():
+            self(ids)
+        return np.stack([block.attention.attn for block in self.blocks], axis=1)
+
+    def check_ids(self, ids, limit):
+        """Номера токенов (N, T) целые от 0 до vocab_size − 1, 1 ≤ T ≤ limit (None — без предела)."""
+        ids = np.asarray(ids.data if isinstance(ids, Tensor) else ids)
+        if not np.issubdtype(ids.dtype, np.integer):
+            raise TypeError(
+                f"GPT ждёт целые номера токенов, а пришёл dtype {ids.dtype}. "
+                "Текст превращает в номера токенизатор: tokenizer.encode(текст)"
+            )
+        if ids.ndim != 2 or ids.shape[1] == 0:
+            hint = " Для одной строки добавьте ось батча: ids[None]." if ids.ndim == 1 else ""
+            raise ValueError(f"GPT ждёт номера формы (N, T) с T ≥ 1, а пришла форма {ids.shape}.{hint}")
+        if ids.min() < 0 or ids.max() >= self.vocab_size:
+            raise ValueError(
+                f"номера токенов должны быть от 0 до {self.vocab_size - 1} (vocab_size={self.vocab_size}), "
+                f"а встретились {ids.min()}…{ids.max()}. Текст закодирован другим словарём?"
+            )
+        if limit is not None and ids.shape[1] > limit:
+            raise ValueError(
+                f"GPT знает {self.max_len} позиций (max_len), а пришло T = {ids.shape[1]} токенов. "
+                f"Возьмите последние: ids[:, -{self.max_len}:] — или generate, который сдвигает окно сам"
+            )
+        return ids
+
+    def extra_repr(self):
+        return (f"vocab_size={self.vocab_size}, max_len={self.max_len}, d_model={self.d_model}, "
+                f"num_heads={self.num_heads}, num_layers={self.num_layers}")

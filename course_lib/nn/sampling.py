@@ -1,0 +1,44 @@
+"""Выбор следующего токена по логитам: температура и top-k, как в nanoGPT (урок 10)."""
+
+import numbers
+
+import numpy as np
+
+from course_lib._checks import check_int
+from course_lib.functional import softmax
+
+
+def check_sampling(temperature, top_k, rng, vocab_size):
+    """Проверяет настройки выборки и возвращает их (top_k — int или None)."""
+    if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real) or not temperature > 0:
+        raise ValueError(
+            f"temperature — число > 0, а пришло {temperature!r}. 1.0 — как модель выучила, меньше 1 — "
+            "смелее берём самые вероятные токены, больше 1 — текст случайнее. Для жадного выбора: top_k=1"
+        )
+    if top_k is not None:
+        top_k = check_int(top_k, "top_k", "генерация", high=vocab_size,
+                          meaning=f" (из скольких самых вероятных токенов выбирать; None — из всех {vocab_size})")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"rng — генератор np.random.default_rng(зерно) или None (генератор курса, nt.manual_seed), "
+            f"а пришёл {type(rng).__name__}"
+        )
+    return float(temperature), top_k
+
+
+def sample_next_token(logits, temperature, top_k, rng):
+    """Один токен на строку: logits (N, V) -> номера (N,).
+
+    Логиты делим на temperature, оставляем top_k самых больших (остальным — вероятность 0;
+    top_k=1 — жадный выбор), softmax и одна случайная точка u ∈ [0, 1) на строку: берём
+    первый токен, на котором накопленная вероятность превысила u. rng — np.random.Generator.
+    """
+    logits = np.asarray(logits, dtype=np.float64) / temperature       # (N, V)
+    if top_k is not None:
+        kth = np.sort(logits, axis=-1)[:, -top_k, None]                # (N, 1): k-й по величине
+        logits = np.where(logits < kth, -np.inf, logits)               # (N, V): остальные — вне игры
+    probs = softmax(logits, axis=-1)                                   # (N, V)
+    u = rng.random((len(probs), 1))                                    # (N, 1)
+    chosen = (np.cumsum(probs, axis=-1) <= u).sum(axis=-1)             # (N,): сколько токенов «не дотянули» до u
+    last_possible = probs.shape[-1] - 1 - np.argmax(probs[:, ::-1] > 0, axis=-1)   # (N,): сумма может не дойти до 1
+    return np.minimum(chosen, last_possible)

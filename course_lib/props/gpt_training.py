@@ -1,0 +1,164 @@
+"""Обучение маленького GPT на тексте (урок 10): окна из текста, loss на проверочной части, снимки по дороге.
+
+`train_gpt(text, steps, seed)` строит GPT из зерна seed и учит его предсказывать следующий
+символ. Текст делится на обучающую часть (начало) и проверочную (последние val_fraction):
+батчи — случайные окна обучающей части из генератора с зерном seed, loss на проверке —
+всегда на одних и тех же окнах. Повторный вызов с теми же аргументами не учит заново, а отдаёт
+копию сохранённого результата: перезапуск тетрадки не платит дважды и никогда не «продолжает
+с того места», где остановился прошлый запуск.
+"""
+
+import copy
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from course_lib._checks import check_int
+from course_lib.autograd.tensor import no_grad
+from course_lib.functional import cross_entropy
+from course_lib.nn import GPT
+from course_lib.optim import Adam
+from course_lib.props.progress import TextProgress
+from course_lib.props.text_file import check_text_length
+from course_lib.props.tokenizer import CharTokenizer
+from course_lib.rng import temporary_seed
+
+PHRASES = ("кот сел на тёплый коврик",)   # на них снимаются веса внимания
+PROMPT = "Внимание"                       # с него начинаются образцы текста
+SAMPLE_SEED = 2026                        # образцы на всех снимках — из одного зерна: разница только в модели
+VAL_WINDOWS = 128                         # окон проверочной части для loss на проверке
+CACHE_SIZE = 4                            # сколько прогонов помнить
+
+
+@dataclass
+class Snapshot:
+    """Модель после step шагов: loss на проверке, образец текста (продолжение PROMPT) и веса
+    внимания на каждой фразе — кортеж массивов (num_layers, h, T_фразы, T_фразы)."""
+    step: int
+    val_loss: float
+    sample: str
+    attention: tuple
+
+
+@dataclass
+class GPTRun:
+    """Итог train_gpt: модель, токенизатор, loss каждого шага (steps,) на его батче,
+    loss на проверке (val_losses) после val_steps шагов и снимки после snapshot_steps шагов."""
+    model: GPT
+    tokenizer: CharTokenizer
+    losses: np.ndarray
+    val_steps: np.ndarray
+    val_losses: np.ndarray
+    snapshots: list
+
+
+def split_ids(ids, T, val_fraction):
+    """Обучающая часть (начало) и проверочная (последние val_fraction), в каждой ≥ T + 1 символов."""
+    n_val = max(int(len(ids) * val_fraction), T + 1)
+    if len(ids) - n_val < T + 1:
+        raise ValueError(f"после проверочной части ({n_val} символов) на обучение осталось {len(ids) - n_val}, "
+                         f"а окну нужно T + 1 = {T + 1}: уменьшите val_fraction")
+    return ids[:-n_val], ids[-n_val:]
+
+
+def random_windows(ids, N, T, rng):
+    """N случайных окон по T + 1 подряд идущих номеров: (N, T + 1). Вход — [:, :-1], ответ — [:, 1:]."""
+    starts = rng.integers(0, len(ids) - T, size=N)                  # (N,)
+    return ids[starts[:, None] + np.arange(T + 1)]                  # (N, T + 1)
+
+
+def fixed_windows(ids, T, count=VAL_WINDOWS):
+    """count окон (count, T + 1), равномерно по всему ids: одни и те же при каждой проверке."""
+    starts = np.linspace(0, len(ids) - T - 1, count).round().astype(np.int64)
+    return ids[starts[:, None] + np.arange(T + 1)]
+
+
+def evaluate(model, windows, chunk=32):
+    """Средний loss следующего символа (наты) на окнах (K, T + 1), без графа."""
+    total = 0.0
+    with no_grad():
+        for start in range(0, len(windows), chunk):
+            part = windows[start:start + chunk]
+            total += cross_entropy(model(part[:, :-1]), part[:, 1:]).item() * len(part)
+    return total / len(windows)
+
+
+def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, batch=16, lr=3e-3,
+              val_fraction=0.1, eval_every=100, snapshot_steps=(), phrases=PHRASES, prompt=PROMPT,
+              sample_len=100, dtype=np.float32, progress=None):
+    """Учит GPT(vocab, T, d_model, num_heads, num_layers) steps шагами Adam на окнах text (урок 10) -> GPTRun.
+
+    seed задаёт и начальные веса, и батчи. Loss на проверке — после каждых eval_every шагов и
+    на snapshot_steps, где ещё снимаются образец (sample_len символов после prompt) и веса
+    внимания на phrases. dtype — тип весов: float32 вдвое быстрее float64, а точности ему хватает.
+    progress(step, steps, loss) — после каждого шага; None — строка
+    текстом (TextProgress), в Jupyter — `course_lib.widgets.progress_bar()`.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"train_gpt ждёт текст строкой (например, load_text(путь)), а пришёл {type(text).__name__}")
+    check_int(steps, "steps", "train_gpt", meaning=" (сколько шагов обучения)")
+    check_int(seed, "seed", "train_gpt", low=0, meaning=" (зерно весов и батчей)")
+    check_int(batch, "batch", "train_gpt", meaning=" (сколько окон в батче)")
+    check_int(eval_every, "eval_every", "train_gpt", meaning=" (через сколько шагов мерить loss на проверке)")
+    check_int(sample_len, "sample_len", "train_gpt", low=0, meaning=" (сколько символов в образце)")
+    for s in snapshot_steps:
+        check_int(s, "snapshot_steps", "train_gpt", low=0, high=steps, meaning=" (после скольких шагов снимок)")
+    check_text_length(text, T, val_fraction)
+    key = (text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, val_fraction, eval_every,
+           tuple(sorted(set(snapshot_steps))), tuple(phrases), prompt, sample_len, np.dtype(dtype).name)
+    if key not in _RUNS:
+        _RUNS[key] = _train(*key, progress=progress or TextProgress())
+        while len(_RUNS) > CACHE_SIZE:
+            _RUNS.popitem(last=False)                # забываем самый давний прогон
+    _RUNS.move_to_end(key)
+    return copy.deepcopy(_RUNS[key])                 # копия: обучение снаружи не испортит сохранённое
+
+
+_RUNS = OrderedDict()
+
+
+def forget_runs():
+    """Забыть все сохранённые прогоны: следующий train_gpt учит заново."""
+    _RUNS.clear()
+
+
+def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, val_fraction, eval_every,
+           snapshot_steps, phrases, prompt, sample_len, dtype, progress):
+    tokenizer = CharTokenizer.from_text(text)
+    probes = [tokenizer.encode(p)[None] for p in phrases]         # (1, T_фразы): ошибки — до обучения
+    start = tokenizer.encode(prompt)[None]                        # (1, T_промпта)
+    train_ids, val_ids = split_ids(tokenizer.encode(text), T, val_fraction)
+    val_windows = fixed_windows(val_ids, T)
+    with temporary_seed(seed):                                    # веса — из seed, зерно урока не сбиваем
+        model = GPT(tokenizer.vocab_size, T, d_model, num_heads, num_layers).to(dtype)
+    optimizer = Adam(model.parameters(), lr=lr)
+    rng = np.random.default_rng(seed)
+    val_at = sorted(set(range(0, steps + 1, eval_every)) | {steps} | set(snapshot_steps))
+    losses, val_losses, snapshots = [], [], []
+
+    def measure(step):
+        val_losses.append(evaluate(model, val_windows))
+        if step in snapshot_steps:
+            ids = model.generate(start[:, -T:], sample_len, rng=np.random.default_rng(SAMPLE_SEED))
+            attention = tuple(model.attention_weights(p[:, -T:])[0] for p in probes)
+            snapshots.append(Snapshot(step, val_losses[-1], tokenizer.decode(ids[0]), attention))
+
+    # Один поток BLAS: на матрицах 64×64 второй поток не ускоряет (benchmarks/training.py).
+    # TODO(nt.fast): когда появится nt.fast() (ветка core), цикл пойдёт под ним — одна строка `with fast():`.
+    with threadpool_limits(limits=1, user_api="blas"):
+        progress(0, steps, float("nan"))
+        measure(0)
+        for step in range(1, steps + 1):
+            windows = random_windows(train_ids, batch, T, rng)   # (N, T + 1)
+            logits = model(windows[:, :-1])                       # (N, T, V)
+            loss = cross_entropy(logits, windows[:, 1:])          # позиция t ставит на символ t + 1
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+            progress(step, steps, losses[-1])
+            if step in val_at:
+                measure(step)
+    return GPTRun(model, tokenizer, np.array(losses), np.array(val_at), np.array(val_losses), snapshots)

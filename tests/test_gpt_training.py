@@ -1,0 +1,232 @@
+"""Обучение GPT урока 10 (props/gpt_training.py), прогресс, чекпойнт — на крошечной модели за секунды."""
+
+import io
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import course_lib as nt
+from course_lib.props import gpt_training
+from course_lib.props.gpt_checkpoint import load_gpt, save_gpt
+from course_lib.props.gpt_training import fixed_windows, forget_runs, random_windows, split_ids, train_gpt
+from course_lib.props.progress import TextProgress, clock, progress_text
+from course_lib.props.tokenizer import CharTokenizer
+from course_lib.widgets.progress import ProgressBar, progress_bar
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from tools.train_gpt_checkpoint import main as train_checkpoint  # noqa: E402
+
+TEXT = "кот сел на тёплый коврик. мама мыла раму. " * 30            # 1260 символов, V = 19 разных
+V = 19
+TINY = dict(T=8, d_model=16, num_heads=2, num_layers=1, batch=8, lr=1e-2, eval_every=10,
+            phrases=("кот сел",), prompt="кот", sample_len=12)
+
+
+class Spy:
+    """progress, который запоминает свои вызовы."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, step, steps, loss):
+        self.calls.append((step, steps, loss))
+
+
+@pytest.fixture(autouse=True)
+def fresh_runs():
+    forget_runs()
+    yield
+    forget_runs()
+
+
+def test_a_short_run_learns_the_text():
+    run = train_gpt(TEXT, 40, seed=0, snapshot_steps=(0, 40), progress=Spy(), **TINY)
+    assert run.val_steps.tolist() == [0, 10, 20, 30, 40]
+    assert run.val_losses[0] > np.log(V) - 0.5, "до обучения loss должен быть около ln(V)"
+    assert run.val_losses[-1] < run.val_losses[0] - 1.0, f"loss на проверке не упал: {run.val_losses}"
+    assert run.losses.shape == (40,) and run.losses[-5:].mean() < run.losses[:5].mean() - 1.0
+
+
+def test_snapshots_hold_val_loss_sample_and_attention():
+    run = train_gpt(TEXT, 20, seed=1, snapshot_steps=(20, 0, 10), progress=Spy(), **TINY)
+    assert [s.step for s in run.snapshots] == [0, 10, 20]
+    for snapshot in run.snapshots:
+        assert snapshot.val_loss == run.val_losses[list(run.val_steps).index(snapshot.step)]
+        assert snapshot.sample.startswith("кот") and len(snapshot.sample) == 3 + 12
+        (weights,) = snapshot.attention
+        assert weights.shape == (1, 2, 7, 7)                     # (слои, головы, T фразы, T фразы)
+        np.testing.assert_allclose(weights.sum(axis=-1), 1, atol=1e-5)
+        assert np.abs(np.triu(weights, 1)).max() == 0, "причинное внимание смотрит в будущее"
+    assert run.snapshots[0].sample != run.snapshots[-1].sample
+
+
+def test_same_arguments_give_the_same_run_even_after_forgetting():
+    first = train_gpt(TEXT, 15, seed=2, progress=Spy(), **TINY)
+    forget_runs()
+    second = train_gpt(TEXT, 15, seed=2, progress=Spy(), **TINY)
+    np.testing.assert_array_equal(first.losses, second.losses)
+    np.testing.assert_array_equal(first.val_losses, second.val_losses)
+    other = train_gpt(TEXT, 15, seed=3, progress=Spy(), **TINY)
+    assert not np.array_equal(first.losses, other.losses), "зерно ни на что не влияет"
+
+
+def test_a_repeated_call_does_not_train_again_and_cannot_be_spoiled():
+    spy = Spy()
+    first = train_gpt(TEXT, 12, seed=4, progress=spy, **TINY)
+    assert [c[0] for c in spy.calls] == list(range(13))        # шаг 0 (до обучения) и 12 шагов
+    again = Spy()
+    second = train_gpt(TEXT, 12, seed=4, progress=again, **TINY)
+    assert again.calls == [], "повторный вызов с теми же аргументами учил заново"
+    np.testing.assert_array_equal(first.losses, second.losses)
+    first.model.unembed.bias.data += 100.0                      # ученик портит свою копию…
+    third = train_gpt(TEXT, 12, seed=4, progress=Spy(), **TINY)
+    np.testing.assert_array_equal(third.model.unembed.bias.data, second.model.unembed.bias.data)   # …память цела
+    assert len(gpt_training._RUNS) == 1
+
+
+def test_the_cache_forgets_the_oldest_runs():
+    for seed in range(gpt_training.CACHE_SIZE + 1):
+        train_gpt(TEXT, 2, seed=seed, progress=Spy(), **TINY)
+    spy = Spy()
+    train_gpt(TEXT, 2, seed=0, progress=spy, **TINY)
+    assert spy.calls, "самый давний прогон должен был забыться"
+    assert len(gpt_training._RUNS) == gpt_training.CACHE_SIZE
+
+
+def test_windows_batches_and_split():
+    ids = np.arange(100)
+    train, val = split_ids(ids, T=8, val_fraction=0.1)
+    assert train.tolist() == list(range(90)) and val.tolist() == list(range(90, 100))
+    windows = random_windows(train, 5, 8, np.random.default_rng(0))
+    assert windows.shape == (5, 9) and (np.diff(windows, axis=1) == 1).all() and windows.max() < 90
+    fixed = fixed_windows(val, 8, count=3)
+    assert fixed[:, 0].tolist() == [90, 90, 91] and (fixed == fixed_windows(val, 8, count=3)).all()
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(phrases=("кот Ж",)), ValueError, "«Ж» нет в словаре"),
+    (dict(prompt="Кот"), ValueError, "«К» нет в словаре"),
+    (dict(steps=0), ValueError, "steps"),
+    (dict(snapshot_steps=(50,)), ValueError, "snapshot_steps"),
+    (dict(seed=-1), ValueError, "seed"),
+    (dict(T=2000), ValueError, "нужно хотя бы 20010"),
+    (dict(text=b"bytes"), TypeError, "текст строкой"),
+])
+def test_bad_arguments_fail_before_training(kwargs, error, match):
+    spy = Spy()
+    args = {**TINY, "text": TEXT, "steps": 10, **kwargs}
+    with pytest.raises(error, match=match):
+        train_gpt(progress=spy, **args)
+    assert spy.calls == [], "ошибка должна случиться до обучения"
+
+
+# ---- прогресс ---------------------------------------------------------------------------
+
+def test_progress_text_and_clock():
+    assert progress_text(30, 120, 2.3456, 15.0) == "шаг 30 из 120 · loss 2.346 · прошло 0:15 · осталось ≈ 0:45"
+    assert progress_text(0, 120, float("nan"), 0.0).startswith("шаг 0 из 120 · loss — ·")
+    assert progress_text(120, 120, 1.5, 61).endswith("прошло 1:01 · готово")
+    assert clock(3725) == "1:02:05" and clock(float("nan")) == "?"
+
+
+def test_text_progress_is_silent_on_fast_runs_and_ends_its_line():
+    quiet = io.StringIO()
+    bar = TextProgress(stream=quiet, delay=60)
+    for step in range(4):
+        bar(step, 3, 1.0)
+    assert quiet.getvalue() == ""
+    shown = io.StringIO()
+    bar = TextProgress(stream=shown, delay=0, every=0)
+    for step in range(4):
+        bar(step, 3, 2.0)
+    lines = shown.getvalue().split("\r")[1:]
+    assert len(lines) == 4 and lines[-1].rstrip().endswith("готово") and lines[-1].endswith("\n")
+    assert "шаг 2 из 3 · loss 2.000" in lines[2]
+
+
+def test_progress_bar_is_text_outside_jupyter_and_a_widget_bar_inside():
+    assert isinstance(progress_bar(), TextProgress)              # pytest — не ядро Jupyter
+    bar = ProgressBar(every=0)
+    for step in range(6):
+        bar(step, 5, 3.0 - step / 10)
+    assert (bar.bar.value, bar.bar.max, bar.bar.bar_style) == (5, 5, "success")
+    assert bar.label.value.startswith("шаг 5 из 5 · loss 2.500") and bar.label.value.endswith("готово")
+
+
+# ---- чекпойнт ---------------------------------------------------------------------------
+
+def tiny_model_and_tokenizer(seed=0):
+    tokenizer = CharTokenizer.from_text(TEXT)
+    nt.manual_seed(seed)
+    return nt.GPT(tokenizer.vocab_size, 8, 8, 2, 2), tokenizer
+
+
+def test_checkpoint_round_trip_gives_the_same_model(tmp_path):
+    model, tokenizer = tiny_model_and_tokenizer()
+    model.to(np.float32)
+    save_gpt(tmp_path / "gpt.npz", model, tokenizer)
+    loaded, loaded_tokenizer = load_gpt(tmp_path / "gpt.npz")
+    assert loaded_tokenizer.vocab == tokenizer.vocab
+    assert (loaded.vocab_size, loaded.max_len, loaded.d_model, loaded.num_heads, loaded.num_layers) == (V, 8, 8, 2, 2)
+    ids = tokenizer.encode("кот сел")[None]
+    np.testing.assert_array_equal(loaded(ids).data, model(ids).data)
+    assert loaded.tokens.weight.dtype == np.float32
+    with np.load(tmp_path / "gpt.npz", allow_pickle=False) as data:
+        assert data["vocab"].dtype.kind == "U" and data["config"].tolist() == [V, 8, 8, 2, 2]
+
+
+def test_checkpoint_with_another_vocabulary_is_refused(tmp_path):
+    model, tokenizer = tiny_model_and_tokenizer()
+    save_gpt(tmp_path / "gpt.npz", model, tokenizer)
+    other = CharTokenizer.from_text(TEXT.replace("ё", "е") + "Ж")
+    with pytest.raises(ValueError, match="только в файле 'ё', только в вашем 'Ж'"):
+        load_gpt(tmp_path / "gpt.npz", tokenizer=other)
+    assert load_gpt(tmp_path / "gpt.npz", tokenizer=tokenizer)[1].vocab == tokenizer.vocab
+
+
+def _rewrite(path, **changes):
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    arrays.update(changes)
+    np.savez(path, **arrays)
+
+
+@pytest.mark.parametrize("changes, match", [
+    (dict(**{"param.003": np.zeros((3, 3))}), r"ожидались дробные числа формы \(8,\)"),
+    (dict(config=np.array([V, 8, 8, 2, 3])), "в .* 38 массивов параметров, а GPT .* нужно 54"),
+    (dict(config=np.array([V, 8, 8])), "5 целых"),
+    (dict(vocab=np.array(list("абв"))), f"словарь .* — {V} символов"),
+    (dict(vocab=np.array(["а"] * V)), "повторяются"),
+])
+def test_checkpoint_of_the_wrong_shape_is_refused(tmp_path, changes, match):
+    model, tokenizer = tiny_model_and_tokenizer()
+    path = tmp_path / "gpt.npz"
+    save_gpt(path, model, tokenizer)
+    _rewrite(path, **changes)
+    with pytest.raises(ValueError, match=match):
+        load_gpt(path)
+
+
+def test_not_a_checkpoint_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="файла «.*» нет"):
+        load_gpt(tmp_path / "нет.npz")
+    (tmp_path / "text.npz").write_text("не архив", encoding="utf-8")
+    with pytest.raises(ValueError, match="не чекпойнт save_gpt"):
+        load_gpt(tmp_path / "text.npz")
+    np.savez(tmp_path / "pickled.npz", config=np.array([{"код": 1}], dtype=object))
+    with pytest.raises(ValueError, match="не чекпойнт save_gpt"):
+        load_gpt(tmp_path / "pickled.npz")
+    model, tokenizer = tiny_model_and_tokenizer()
+    with pytest.raises(ValueError, match="словарь от другой модели"):
+        save_gpt(tmp_path / "x.npz", model, CharTokenizer.from_text("абв"))
+
+
+def test_the_checkpoint_tool_saves_a_model_the_lesson_can_load(tmp_path, capsys):
+    out = tmp_path / "gpt.npz"
+    assert train_checkpoint(["--steps", "2", "--out", str(out)]) == 1              # два шага до цели 1.8 не доводят
+    model, tokenizer = load_gpt(out)
+    assert (tokenizer.vocab_size, model.max_len, model.num_params()) == (175, 64, 226_735)
+    assert out.stat().st_size < 2**20, "чекпойнт урока должен весить меньше мегабайта (float32)"
+    assert "цель 1.8 не достигнута" in capsys.readouterr().out
