@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/gpt_training.py [--steps 60] [--until 2.1]
 
 Модель — как в уроке: V = 175 символов прозы уроков, T = 64, d_model = 64, 4 головы, 4 блока,
-батч 16, Adam lr 3e-3, один поток BLAS. Печатает мс процессора на шаг в float64 и в float32;
+батч 16, Adam lr 3e-3, один поток BLAS. Печатает мс процессора на шаг в float64 и в float32,
+под nt.fast() (так учит урок) и по книге;
 с --until учит (зерно 0, проверка каждые 100 шагов), пока loss на проверке не опустится до
 этого числа, и печатает секунды процессора (планка урока: loss ≤ 2.1 за ≤ 60 с на 2 ядрах).
 Строкой выше — загрузка машины: на занятых ядрах всё медленнее.
@@ -23,7 +24,7 @@ from course_lib.props.text_file import lessons_text
 from course_lib.props.tokenizer import CharTokenizer
 
 
-def ms_per_step(dtype, steps):
+def ms_per_step(dtype, steps, fast):
     text = lessons_text()
     tokenizer = CharTokenizer.from_text(text)
     train_ids, _ = split_ids(tokenizer.encode(text), 64, 0.1)
@@ -31,7 +32,7 @@ def ms_per_step(dtype, steps):
     model = nt.GPT(tokenizer.vocab_size, 64, 64, 4, 4).to(dtype)
     optimizer = Adam(model.parameters(), lr=3e-3)
     rng = np.random.default_rng(0)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with nt.fast(fast), threadpool_limits(limits=1, user_api="blas"):
         started = time.process_time()
         for _ in range(steps):
             windows = random_windows(train_ids, 16, 64, rng)
@@ -49,7 +50,8 @@ def main():
     args = parser.parse_args()
     print(f"загрузка машины (1 мин): {os.getloadavg()[0]:.1f}; параметров: {nt.GPT(175, 64, 64, 4, 4).num_params():,}")
     for dtype in (np.float64, np.float32):
-        print(f"{np.dtype(dtype).name}: {ms_per_step(dtype, args.steps):.0f} мс процессора на шаг")
+        for fast, path in ((True, "nt.fast()"), (False, "по книге")):
+            print(f"{np.dtype(dtype).name}, {path:9}: {ms_per_step(dtype, args.steps, fast):.0f} мс процессора на шаг")
     if args.until is not None:
         cpu = {}                                           # шаг -> секунды процессора от начала
         started = time.process_time()
@@ -60,6 +62,7 @@ def main():
             print(f"loss на проверке ≤ {args.until} после {reached[0]} шагов: {cpu[reached[0]]:.0f} с процессора")
         else:
             print(f"за 1500 шагов loss на проверке не опустился до {args.until}: {run.val_losses[-1]:.3f}")
+
 
 if __name__ == "__main__":
     main()

@@ -17,6 +17,7 @@ from threadpoolctl import threadpool_limits
 
 from course_lib._checks import check_int
 from course_lib.autograd.tensor import no_grad
+from course_lib.engine_room import fast
 from course_lib.functional import cross_entropy
 from course_lib.nn import GPT
 from course_lib.optim import Adam
@@ -145,9 +146,9 @@ def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, val_
             attention = tuple(model.attention_weights(p[:, -T:])[0] for p in probes)
             snapshots.append(Snapshot(step, val_losses[-1], tokenizer.decode(ids[0]), attention))
 
-    # Один поток BLAS: на матрицах 64×64 второй поток не ускоряет (benchmarks/training.py).
-    # TODO(nt.fast): когда появится nt.fast() (ветка core), цикл пойдёт под ним — одна строка `with fast():`.
-    with threadpool_limits(limits=1, user_api="blas"):
+    # Те же формулы быстрым путём (nt.fast(), урок 08). BLAS — в один поток: на матрицах 64×64
+    # второй поток не ускоряет (benchmarks/training.py), а ядра занимает пул машинного отделения.
+    with fast(), threadpool_limits(limits=1, user_api="blas"):
         progress(0, steps, float("nan"))
         measure(0)
         for step in range(1, steps + 1):
