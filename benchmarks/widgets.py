@@ -45,8 +45,25 @@ def bank_training():
     return history, letters(data.ids[0], numbered=True)
 
 
+def induction_training():
+    """Короткое обучение индукционной головы со снимками — как у ползунка «шаг» урока 09."""
+    from course_lib.props.induction import attention_only, repeated_blocks
+    from course_lib.props.induction_training import train_induction
+
+    probe = repeated_blocks(1, 5, np.random.default_rng(0))[0]
+    nt.manual_seed(0)
+    history = train_induction(attention_only(2), steps=20, seed=0, probe=probe, snapshot_every=10)
+    return history, [str(t) for t in probe]
+
+
+def bank_layer():
+    """Слой внимания вместо обученного в уроке 07: у виджета с model= ползунки d_k, голов и зерно заблокированы."""
+    nt.manual_seed(0)
+    return nt.MultiHeadAttention(8, 2)
+
+
 def widgets_of_the_course():
-    """Имя -> фабрика виджета с теми же аргументами, что в уроках."""
+    """Имя -> фабрика виджета с теми же аргументами, что в уроках (и tests/test_widgets_ranges.py)."""
     from course_lib.props.embeddings import load_corpus, train_static_embeddings
     from course_lib.widgets.soft_search import CATALOGUE_KEYS, CATALOGUE_LABELS
 
@@ -63,8 +80,11 @@ def widgets_of_the_course():
         "06 heads_explorer": lambda: W.heads_explorer(heads=4),
         "06 attention_explorer": lambda: W.attention_explorer(sentence=six, heads=4),
         "07 training_explorer": lambda: W.training_explorer(*bank_training(), query=7),
+        "07 attention_explorer(model)": lambda: W.attention_explorer(sentence="вчера я видел банк у реки",
+                                                                     model=bank_layer()),
         "08 online_softmax_explorer": lambda: W.online_softmax_explorer(block_size=6, step=1),
         "08 local_window_explorer": lambda: W.local_window_explorer(window=4, query=9),
+        "09 induction_explorer": lambda: W.induction_explorer(*induction_training()),
     }
 
 

@@ -7,68 +7,22 @@
 """
 
 import dataclasses
+import importlib.util
+import pathlib
 import re
 
 import ipywidgets as widgets
 import numpy as np
 import pytest
 
-import course_lib as nt
 from course_lib import widgets as W
-from course_lib.props.induction import repeated_blocks
-from course_lib.widgets.soft_search import CATALOGUE_KEYS, CATALOGUE_LABELS
 
-SIX = "кот сел на тёплый коврик и долго смотрел в окно"
-
-
-def _bank_training():
-    """Маленькое обучение «две связи» со снимками — как у ползунков «шаг» и «голова» урока 07."""
-    from course_lib.props.models import TinyAttention
-    from course_lib.props.tasks import letters, two_relations
-    from course_lib.props.training import relations_loss, train
-
-    data = two_relations(16, T=6, K=3, seed=0)
-    nt.manual_seed(0)
-    model = TinyAttention(3, 6, d_model=8, num_heads=2, max_len=6)
-    history = train(model, lambda m: relations_loss(m, data), steps=8, lr=0.05, probe=data.ids[0], snapshot_every=2)
-    return history, letters(data.ids[0], numbered=True)
-
-
-def _induction():
-    from course_lib.props.induction import attention_only
-    from course_lib.props.induction_training import train_induction
-
-    probe = repeated_blocks(1, 5, np.random.default_rng(0))[0]
-    nt.manual_seed(0)
-    model = attention_only(2)
-    history = train_induction(model, steps=20, seed=0, probe=probe, snapshot_every=10)
-    return history, [str(t) for t in probe]
-
-
-def _trained_bank_layer():
-    nt.manual_seed(0)
-    return nt.MultiHeadAttention(8, 2)
-
-
-# Виджеты уроков с теми же аргументами, что в lessons/NN_*.py.
-LESSON_WIDGETS = {
-    "00 temperature_heatmap": lambda: W.temperature_heatmap(),
-    "01 embeddings_explorer": lambda: W.embeddings_explorer(),
-    "02 softmax_explorer": lambda: W.softmax_explorer(CATALOGUE_KEYS @ [0.0, 4.0], CATALOGUE_LABELS),
-    "02 soft_search_explorer": lambda: W.soft_search_explorer(),
-    "03 scaling_explorer": lambda: W.scaling_explorer(d_k=64, scaled=False),
-    "03 attention_explorer": lambda: W.attention_explorer(sentence=SIX, d_k=8, heads=1),
-    "04 permutation_explorer": lambda: W.permutation_explorer(sentence="кот сел на тёплый коврик"),
-    "05 causal_explorer": lambda: W.causal_explorer(T=6, causal=True),
-    "06 heads_explorer": lambda: W.heads_explorer(heads=4),
-    "06 attention_explorer": lambda: W.attention_explorer(sentence=SIX, heads=4),
-    "07 training_explorer": lambda: W.training_explorer(*_bank_training(), query=5),
-    "07 attention_explorer(model)": lambda: W.attention_explorer(sentence="вчера я видел банк у реки",
-                                                                 model=_trained_bank_layer()),
-    "08 online_softmax_explorer": lambda: W.online_softmax_explorer(block_size=6, step=1),
-    "08 local_window_explorer": lambda: W.local_window_explorer(window=4, query=9),
-    "09 induction_explorer": lambda: W.induction_explorer(*_induction()),
-}
+# Виджеты уроков с теми же аргументами, что в lessons/NN_*.py: один список с benchmarks/widgets.py.
+_BENCHMARK = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "widgets.py"
+_spec = importlib.util.spec_from_file_location("benchmark_widgets", _BENCHMARK)
+benchmark = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(benchmark)
+LESSON_WIDGETS = benchmark.widgets_of_the_course()
 
 SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
 RUSSIAN = re.compile("[а-яё]", re.IGNORECASE)
