@@ -571,12 +571,14 @@ def _drive(page, front, name, drive, output):
         assert new_loads, f"{key_name}: нет события load после нажатия"
         key_t = max(t for t in rec["inputs"] if start <= t <= new_loads[0])
         ms, ms_idle = new_loads[0] - key_t, max(new_loads[-1], idle) - key_t
+        busy = [t for t, state in rec["statuses"] if t >= key_t and state == "busy"]
+        taken = f"ядро взяло сдвиг через {busy[0] - key_t:.0f} мс, " if busy else ""
         LATENCIES.setdefault((front, name, label), []).append(ms)
         IDLE_LATENCIES.setdefault((front, name, label), []).append(ms_idle)
         if len(new_loads) > 1:
             print(f"    {key_name}, нажатие {press}: {len(new_loads)} картинки на одно нажатие")
         print(f"    {key_name} #{press}: {value_before} -> {readout.inner_text()}, "
-              f"картинка через {ms:.0f} мс, картинка + ядро свободно через {ms_idle:.0f} мс "
+              f"{taken}картинка через {ms:.0f} мс, ядро свободно через {idle - key_t:.0f} мс "
               f"(из Python {seen * 1000:.0f} мс), {after['width']}×{after['height']} "
               f"({after['kind']}…, {after['srcLength']} символов)")
 
