@@ -14,7 +14,6 @@ from course_lib.autograd.tensor import no_grad
 from course_lib.functional import causal_mask
 from course_lib.nn import MultiHeadAttention
 from course_lib.rng import temporary_seed
-from course_lib.widgets.base import clamp
 
 MAX_T = 32
 DEFAULT_SENTENCE = "кот сел на тёплый коврик"
