@@ -45,8 +45,25 @@ def bank_training():
     return history, letters(data.ids[0], numbered=True)
 
 
+def induction_training():
+    """Короткое обучение индукционной головы со снимками — как у ползунка «шаг» урока 09."""
+    from course_lib.props.induction import attention_only, repeated_blocks
+    from course_lib.props.induction_training import train_induction
+
+    probe = repeated_blocks(1, 5, np.random.default_rng(0))[0]
+    nt.manual_seed(0)
+    history = train_induction(attention_only(2), steps=20, seed=0, probe=probe, snapshot_every=10)
+    return history, [str(t) for t in probe]
+
+
+def bank_layer():
+    """Слой внимания вместо обученного в уроке 07: у виджета с model= ползунки d_k, голов и зерно заблокированы."""
+    nt.manual_seed(0)
+    return nt.MultiHeadAttention(8, 2)
+
+
 def widgets_of_the_course():
-    """Имя -> фабрика виджета с теми же аргументами, что в уроках."""
+    """Имя -> фабрика виджета с теми же аргументами, что в уроках (и tests/test_widgets_ranges.py)."""
     from course_lib.props.embeddings import load_corpus, train_static_embeddings
     from course_lib.widgets.soft_search import CATALOGUE_KEYS, CATALOGUE_LABELS
 
@@ -63,8 +80,11 @@ def widgets_of_the_course():
         "06 heads_explorer": lambda: W.heads_explorer(heads=4),
         "06 attention_explorer": lambda: W.attention_explorer(sentence=six, heads=4),
         "07 training_explorer": lambda: W.training_explorer(*bank_training(), query=7),
+        "07 attention_explorer(model)": lambda: W.attention_explorer(sentence="вчера я видел банк у реки",
+                                                                     model=bank_layer()),
         "08 online_softmax_explorer": lambda: W.online_softmax_explorer(block_size=6, step=1),
         "08 local_window_explorer": lambda: W.local_window_explorer(window=4, query=9),
+        "09 induction_explorer": lambda: W.induction_explorer(*induction_training()),
     }
 
 
@@ -94,39 +114,48 @@ def path_of(control):
 
 
 def measure(explorer, name, shown=False):
-    """На каждый сдвиг ползунка `name`: мс процессорного времени ядра, мс по часам, мс на JPEG и на base64.
+    """На каждый сдвиг ползунка `name`: мс процессорного времени ядра, мс по часам, мс на JPEG и на base64,
+    и сколько видов (вызовов функции вида) посчитано за сдвиг.
 
     Время процессора — главного потока (`thread_time`): фоновая постройка раскладок сюда не входит.
+    Число видов не зависит от загрузки машины: это счёт, а не время (issue 18: раньше соседние
+    раскладки узнавали, считая соседние виды целиком, — до пяти видов на сдвиг T).
     shown: виджет на экране, перед каждым сдвигом фоновый поток успевает закончить.
     """
     control = explorer.controls[name]
     start = control.value
-    cpu, wall, jpeg, text, built = [], [], [], [], []
+    cpu, wall, jpeg, text, built, views = [], [], [], [], [], []
+    view, counted = explorer.view, []
+    explorer.view = lambda **values: counted.append(1) or view(**values)
     for value in path_of(control):
         if control.value == value or getattr(control, "disabled", False):
             continue
         if shown:
             explorer.live.join_prefetch()
         redraws = explorer.live.full_redraws
+        counted.clear()
         started, clock = time.thread_time(), time.perf_counter()
         control.value = value
         cpu.append((time.thread_time() - started) * 1000)
+        views.append(len(counted))
         if explorer.live.full_redraws > redraws and not shown:
             built.append(cpu[-1])
         wall.append((time.perf_counter() - clock) * 1000)
         jpeg.append(explorer.live.encode_seconds * 1000)
         text.append(explorer.live.text_seconds * 1000)
     control.value = start
-    return cpu, wall, jpeg, text, built
+    explorer.view = view
+    return cpu, wall, jpeg, text, built, views
 
 
 def main(pattern=""):
     print(f"ядер: {os.cpu_count()}, загрузка машины (1 мин): {os.getloadavg()[0]:.1f}, "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '—')}")
     print("p50/p95 — процессорное время главного потока ядра на сдвиг (на занятой машине часы врут: они ждут чужие процессы);")
-    print("«по часам» — p50 настенного времени; JPEG и data: URL — p50 сжатия кадра и перевода его в текст.")
+    print("«по часам» — p50 настенного времени; JPEG и data: URL — p50 сжатия кадра и перевода его в текст;")
+    print("«видов» — сколько раз на сдвиг считалась функция вида (в среднем; 1 — только сам кадр).")
     print(f"{'виджет':<34} {'ползунок':<12} {'сдвигов':>7} {'p50, мс':>8} {'p95, мс':>8} {'по часам':>9} "
-          f"{'JPEG':>6} {'data:URL':>8} {'новая раскладка':>15}")
+          f"{'JPEG':>6} {'data:URL':>8} {'видов':>6} {'новая раскладка':>15}")
     worst = []
     for widget, factory in widgets_of_the_course().items():
         if pattern not in widget:
@@ -142,7 +171,7 @@ def main(pattern=""):
             for name in explorer.controls:
                 if shown and name not in explorer.prefetch_controls:
                     continue                                 # остальные ползунки раскладку не меняют: как без экрана
-                cpu, wall, jpeg, text, built = measure(explorer, name, shown)
+                cpu, wall, jpeg, text, built, views = measure(explorer, name, shown)
                 if not cpu:
                     continue
                 p50, p95 = np.percentile(cpu, [50, 95])
@@ -150,7 +179,7 @@ def main(pattern=""):
                 # первый заход в раскладку (строится фигура) — так ползунок двигают в браузере: всё время в одну сторону
                 fresh = f"{np.median(built):.0f} мс ×{len(built)}" if built else "—"
                 print(f"{label:<34} {name:<12} {len(cpu):>7} {p50:>8.1f} {p95:>8.1f} {np.median(wall):>9.1f} "
-                      f"{np.median(jpeg):>6.1f} {np.median(text):>8.2f} {fresh:>15}{flag}")
+                      f"{np.median(jpeg):>6.1f} {np.median(text):>8.2f} {np.mean(views):>6.2f} {fresh:>15}{flag}")
                 worst.append((p95, label, name))
     if worst:
         p95, widget, name = max(worst)

@@ -46,13 +46,15 @@ def test_bank_contexts_cover_money_and_river(sections):
     assert {topic for topic, _ in contexts_for("банк", sections)} == {"финансы", "река"}
 
 
-def test_slider_values_out_of_range_are_clamped(emb, sections):
+def test_slider_values_out_of_range_are_clamped_and_said_so(emb, sections):
     last = len(contexts_for("банк", sections)) - 1
-    assert explorer_view(emb, sections, "банк", 99).context == explorer_view(emb, sections, "банк", last).context
-    assert explorer_view(emb, sections, "банк", -5).context == explorer_view(emb, sections, "банк", 0).context
-    assert len(explorer_view(emb, sections, "банк", 0, k=0).neighbours) == 1
+    beyond, first = explorer_view(emb, sections, "банк", 99), explorer_view(emb, sections, "банк", -5)
+    assert beyond.context == explorer_view(emb, sections, "банк", last).context and f"показываю {last}" in beyond.message
+    assert first.context == explorer_view(emb, sections, "банк", 0).context and "показываю 0" in first.message
+    none = explorer_view(emb, sections, "банк", 0, k=0)
+    assert len(none.neighbours) == 1 and "соседей" in none.message
     many = explorer_view(emb, sections, "банк", 0, k=10_000)
-    assert len(many.neighbours) == len(emb) - 1
+    assert len(many.neighbours) == len(emb) - 1 and f"первых {K_MAX}" in many.message
     live = LiveFigure(NeighboursPainter(), new_figure(7.5, 5.4))
     live.render(many)
     assert sum(bool(t.get_text()) for t in live.painter.labels) == K_MAX  # на картинке — первые K_MAX

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import course_lib as nt
-from course_lib.props.induction import attention_only, repeated_blocks
+from course_lib.props.induction import ablate, attention_only, repeated_blocks
 from course_lib.props.induction_training import evaluate, smooth, train_induction
 from course_lib.widgets._live import LiveFigure, new_figure
 from course_lib.widgets.induction import (AblationPainter, InductionPainter, ablation_explorer, ablation_view,
@@ -75,6 +75,17 @@ def test_ablation_view_matches_the_ablated_model(trained):
     assert off.correct.shape == (len(probe) - 1,) and ((0 <= off.correct) & (off.correct <= 1)).all()
     assert not np.allclose(plain.correct, off.correct)
     assert len(off.predicted) == len(probe) - 1
+
+
+def test_ablation_view_follows_a_model_trained_further():
+    """Кэш абляции помнит веса, а не объект: дообученная модель — новые предсказания и новый loss."""
+    model, _, probe, _ = _trained(6, 2, steps=10)
+    before = ablation_view(model, probe, [(1, 0)])
+    for parameter in model.parameters():
+        parameter.data += 0.05 * np.random.default_rng(0).normal(size=parameter.data.shape)   # «ещё шаги обучения»
+    after = ablation_view(model, probe, [(1, 0)])
+    assert not np.allclose(before.correct, after.correct) and before.second != after.second
+    assert after.second == pytest.approx(evaluate(ablate(model, [(1, 0)]), per_length=16).second)
 
 
 def test_ablation_painter_bars_follow_the_view_and_redraw_equals_fresh(trained):

@@ -54,3 +54,25 @@ def test_disabled_sliders_are_not_prepared():
     explorer._repr_mimebundle_()
     explorer.live.join_prefetch()
     assert layouts(explorer) == {(4, 2), (3, 2)}                   # «голов» заблокирован: у модели их 2
+
+
+def test_a_move_computes_one_view_and_neighbours_come_from_slider_values():
+    """Соседние раскладки — из layout_view (без внимания): на сдвиг любого ползунка — один настоящий вид."""
+    explorer = W.attention_explorer(sentence=SENTENCE, heads=2)
+    explorer._repr_mimebundle_()
+    explorer.live.join_prefetch()
+    view, calls = explorer.view, []
+    explorer.view = lambda **values: calls.append(values) or view(**values)
+    for name, value in [("T", 8), ("T", 7), ("heads", 3), ("d_k", 9), ("query", 2)]:
+        calls.clear()
+        explorer.controls[name].value = value
+        explorer.live.join_prefetch()
+        assert len(calls) == 1, f"{name} = {value}: видов посчитано {len(calls)}"
+    assert {(6, 3), (7, 2), (7, 4)} <= layouts(explorer)          # соседи всё равно построены
+
+
+def test_layout_view_has_the_layout_key_of_the_full_view():
+    painter = W.explorer.ExplorerPainter()
+    for sentence, T, heads in [(SENTENCE, 4, 3), ("", 2, 1), ("а б", 9, 0), (SENTENCE, 0, 2)]:
+        full = W.attention_view(sentence, T=T, heads=heads)
+        assert painter.layout_key(W.explorer.attention_layout(sentence, T=T, heads=heads)) == painter.layout_key(full)

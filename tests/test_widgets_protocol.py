@@ -11,7 +11,7 @@ import pytest
 import course_lib as nt
 from course_lib.functional import scaled_dot_product_attention
 from course_lib.widgets._live import Explorer, LiveFigure, new_figure
-from course_lib.widgets.base import Painter, View
+from course_lib.widgets.base import Painter, View, clamp
 from course_lib.widgets.common import attention_weights
 
 WIDGETS = pathlib.Path(nt.__file__).parent / "widgets"
@@ -110,3 +110,17 @@ def test_without_sqrt_dk_is_the_library_attention_with_scale_one():
         _, expected = scaled_dot_product_attention(q, k, k, scale=scale)
         assert np.allclose(weights, expected[0])
     assert np.array_equal(mha.attn, kept) and mha.scale is None        # слой ученика не тронут
+
+
+def test_prefetch_needs_a_layout_view():
+    with pytest.raises(TypeError, match="layout_view"):
+        Explorer({"value": widgets.IntSlider(value=1)}, lambda value: CounterView(value), CountingPainter(),
+                 new_figure(2, 1), prefetch=("value",))
+
+
+def test_clamp_says_what_it_showed_instead():
+    notes = []
+    assert clamp(7, 0, 5, "запрос №", notes) == 5 and clamp(3, 0, 5, "запрос №", notes) == 3
+    assert clamp(-1, 0, None, "зерно", notes) == 0
+    assert notes == ["Значение «запрос №» бывает от 0 до 5, а пришло 7 — показываю 5.",
+                     "Значение «зерно» бывает не меньше 0, а пришло -1 — показываю 0."]

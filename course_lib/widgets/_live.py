@@ -57,7 +57,6 @@ class LiveFigure:
         self._cache = OrderedDict()      # раскладка -> (художник, фигура, фон)
         self.cache_size = cache_size
         self.full_redraws = 0
-        self.format, self.encode = "jpeg", encode_jpeg
         self.frame = None
         self.encode_seconds = self.text_seconds = 0.0   # JPEG и base64 последнего кадра (benchmarks/widgets.py)
         self._drawing = threading.Lock()   # кэш и текущая фигура: их трогают render и фоновый поток (prefetch)
@@ -160,19 +159,15 @@ class LiveFigure:
             return painter, self.fig
         return copy.copy(painter), new_figure(*size, layout="constrained" if constrained else None)
 
-    def picture(self, view):
-        """Кадр в формате `self.format` (байты файла)."""
-        return self.encode(self.render(view))
-
     def html(self, view):
         """Кадр как HTML: <img> с data: URL, 1:1 по пикселям (браузер не растягивает и не сжимает)."""
         frame = self.render(view)
         started = time.perf_counter()
-        picture = self.encode(frame)
+        picture = encode_jpeg(frame)
         encoded = time.perf_counter()
         height, width = frame.shape[:2]
         html = (f'<img class="widget-image" width="{width}" height="{height}" style="max-width:none" '
-                f'alt="картинка виджета" src="data:image/{self.format};base64,{base64.b64encode(picture).decode("ascii")}">')
+                f'alt="картинка виджета" src="data:image/jpeg;base64,{base64.b64encode(picture).decode("ascii")}">')
         self.encode_seconds, self.text_seconds = encoded - started, time.perf_counter() - encoded
         return html
 
@@ -196,8 +191,11 @@ class Explorer(widgets.VBox):
     показывается PNG того же рисунка при исходном положении ползунков.
     """
 
-    def __init__(self, controls, view, painter, fig, prefetch=()):
-        self.controls, self.view, self.painter = controls, view, painter
+    def __init__(self, controls, view, painter, fig, prefetch=(), layout_view=None):
+        if prefetch and layout_view is None:
+            raise TypeError("Explorer(prefetch=...) строит соседние раскладки по виду для раскладки: передайте "
+                            "layout_view(**положения ползунков) -> вид с тем же ключом раскладки, но без дорогих расчётов")
+        self.controls, self.view, self.painter, self.layout_view = controls, view, painter, layout_view
         self.live = LiveFigure(painter, fig, cache_size=12 if prefetch else 8)
         self.prefetch_controls, self._shown = tuple(prefetch), False   # ползунки, меняющие раскладку
         self._last_move = (None, -1)       # (имя ползунка, +1 или −1): куда ученик двигал в последний раз
@@ -250,7 +248,8 @@ class Explorer(widgets.VBox):
     def _prefetch_neighbours(self):
         """Раскладки на шаг влево и вправо каждого ползунка из prefetch — строить в фоне.
 
-        Виды считаются здесь, в главном потоке (функция вида может брать зерно курса), в фоне — только рисование.
+        Ключ раскладки соседа — из `layout_view(**положения)`: дешёвый вид без расчётов (не вид целиком);
+        фоновый поток рисует фигуру только тех соседей, чьей раскладки ещё нет в кэше.
         """
         values, (moved, direction) = self.values(), self._last_move
         first, rest = [], []                   # ползунок, который двигали, — первым, и сначала туда, куда двигали
@@ -259,7 +258,7 @@ class Explorer(widgets.VBox):
             for step in (direction, -direction) if name == moved else (-1, 1):
                 value = control.value + step
                 if not control.disabled and control.min <= value <= control.max:
-                    view = self.view(**{**values, name: value})
+                    view = self.layout_view(**{**values, name: value})
                     if not self.live.has_layout(view):
                         (first if name == moved else rest).append(view)
         if first or rest:

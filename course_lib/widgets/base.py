@@ -19,6 +19,19 @@ class View:
     message: str = ""
 
 
+def clamp(value, low, high, what, notes):
+    """Значение ползунка в пределах [low, high] (high=None — без верха); если сдвинули — пояснение в `notes`.
+
+    Вид никогда не сдвигает значение молча: `notes` (список) уходит в его `message`.
+    what — что это за значение для ученика: «запрос №», «зерно», «T».
+    """
+    shown = max(value, low) if high is None else min(max(value, low), high)
+    if shown != value:
+        limits = f"не меньше {low}" if high is None else f"от {low} до {high}"
+        notes.append(f"Значение «{what}» бывает {limits}, а пришло {value} — показываю {shown}.")
+    return shown
+
+
 class Painter:
     """Художник одного виджета.
 
@@ -49,3 +62,8 @@ class Painter:
 
     def caption(self, view):
         return ""
+
+
+def check_seed(seed, notes):
+    """Зерно случайных данных — целое от 0 (NumPy не берёт отрицательные); сдвиг — с пояснением в notes."""
+    return clamp(int(seed), 0, None, "зерно", notes)

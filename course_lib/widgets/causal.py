@@ -7,6 +7,7 @@ import numpy as np
 
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import View
+from course_lib.widgets.common import longest_T
 from course_lib.widgets.explorer import attention_view
 from course_lib.widgets.masked_row import MaskedRowPainter
 
@@ -34,15 +35,23 @@ class CausalPainter(MaskedRowPainter):
         return f"серые клетки спрятаны: {view.hidden} из {view.mask.size}"
 
 
+class CausalExplorer(Explorer):
+    """Запросов столько, сколько токенов: ползунок «запрос №» не уходит за T − 1."""
+
+    def sync(self, change):
+        if change["owner"] is self.controls["T"]:
+            self.controls["query"].max = change["new"] - 1
+
+
 def causal_explorer(T=6, causal=True):
     """Ползунок T, маска вкл/выкл, выбор запроса; спрятанные маской клетки — серые."""
-    longest = len(SENTENCE.split())
+    longest = longest_T(SENTENCE)
     controls = {
         "T": widgets.IntSlider(value=T, min=1, max=longest, description="T", continuous_update=False),
         "causal": widgets.Checkbox(value=causal, description="причинная маска"),
-        "query": widgets.IntSlider(value=T - 1, min=0, max=longest - 1, description="запрос №"),
+        "query": widgets.IntSlider(value=T - 1, min=0, max=T - 1, description="запрос №"),
     }
-    explorer = Explorer(controls, causal_view, CausalPainter(), new_figure(9, 4.2, layout=None))
+    explorer = CausalExplorer(controls, causal_view, CausalPainter(), new_figure(9, 4.2, layout=None))
     # раскладка — T (первые T слов), их всего longest: строим все сразу (≈ 0.6 с при запуске
     # ячейки), и сдвиг T — только новые данные на готовом фоне
     explorer.prepare(causal_view(t, causal, t - 1) for t in range(1, longest + 1))

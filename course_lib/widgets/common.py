@@ -19,16 +19,30 @@ MAX_T = 32
 DEFAULT_SENTENCE = "кот сел на тёплый коврик"
 
 
-def tokens_from(sentence, T):
-    """Слова предложения -> первые T токенов и (если что-то не так) пояснение для ученика."""
-    words = str(sentence).split()
+def sentence_tokens(sentence, T=None):
+    """Предложение -> (первые T слов-токенов, пояснение ученику: "" — показано то, что просили).
+
+    T=None — все слова, но не больше MAX_T. Одна точка, где «предложение → токены, T» (уроки 03–06).
+    """
+    words, notes = str(sentence).split(), []
     if not words:
-        return DEFAULT_SENTENCE.split()[:T], f"Предложение пустое — введите хотя бы одно слово. Пока показываю «{DEFAULT_SENTENCE}»."
+        words = DEFAULT_SENTENCE.split()
+        notes.append(f"Предложение пустое — введите хотя бы одно слово. Пока показываю «{DEFAULT_SENTENCE}».")
+    longest = min(len(words), MAX_T)
+    T = longest if T is None else int(T)
+    if T < 1:
+        notes.append(f"T — сколько токенов взять, хотя бы 1, а пришло {T}; показываю T = 1.")
+    shown = min(max(T, 1), longest)
     if len(words) > MAX_T:
-        return words[:min(T, MAX_T)], f"В предложении {len(words)} слов, а T бывает не больше {MAX_T}: беру первые {min(T, MAX_T)}."
-    if T > len(words):
-        return words, f"В предложении {len(words)} слов — поэтому T = {len(words)}, а не {T}."
-    return words[:T], ""
+        notes.append(f"В предложении {len(words)} слов, а T бывает не больше {MAX_T}: беру первые {shown}.")
+    elif T > longest:
+        notes.append(f"В предложении {len(words)} слов — поэтому T = {longest}, а не {T}.")
+    return words[:shown], " ".join(notes)
+
+
+def longest_T(sentence):
+    """Сколько токенов можно взять из предложения (пустое — как DEFAULT_SENTENCE): верх ползунка T."""
+    return len(sentence_tokens(sentence)[0])
 
 
 def embed_words(tokens, d_model, seed):

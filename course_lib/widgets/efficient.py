@@ -16,7 +16,7 @@ from course_lib.efficient import online_softmax_step
 from course_lib.functional import allowed_cells, local_mask, softmax
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View
+from course_lib.widgets.base import Painter, View, check_seed
 from course_lib.widgets.masked_row import MaskedRowPainter
 
 N_KEYS = 24
@@ -57,7 +57,7 @@ def online_softmax_view(block_size, step, seed=0):
     if block_size < 1:
         notes.append(f"размер блока — не меньше 1 ключа, а пришло {block_size}; показываю блок 1")
         block_size = 1
-    scores = demo_scores(seed)
+    scores = demo_scores(check_seed(seed, notes))
     n_blocks = -(-N_KEYS // block_size)                      # округление вверх
     step = int(step)
     if not 1 <= step <= n_blocks:
@@ -215,7 +215,7 @@ def local_window_view(window, query=9, seed=0):
         notes.append(f"запрос — номер токена от 0 до {T - 1}, а пришло {query}; показываю «{tokens[-1]}»")
         query = T - 1
     mask = local_mask(T, window)
-    weights = softmax(np.where(mask, local_scores(tokens, seed), -np.inf))
+    weights = softmax(np.where(mask, local_scores(tokens, check_seed(seed, notes)), -np.inf))
     lost = [(q, k, tokens.index(q) - tokens.index(k)) for (q, k) in LINKS
             if tokens.index(q) - tokens.index(k) >= window]
     return LocalWindowView(tokens, window, query, mask, weights, allowed_cells(T, window), T * (T + 1) // 2,

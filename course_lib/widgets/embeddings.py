@@ -14,7 +14,7 @@ from course_lib import vis
 from course_lib.props.embeddings import load_corpus, load_sections, tokenize, train_static_embeddings
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View
+from course_lib.widgets.base import Painter, View, clamp
 
 DEFAULT_WORDS = ["банк", "банка", "деньги", "река", "варенье", "кот", "коврик"]
 K = 8                       # сколько соседей показывать сначала
@@ -55,7 +55,9 @@ def neighbours_view(emb, word, context, k=K, topic=""):
         except (ValueError, TypeError) as error:
             notes.append(f"{error} Показываю «{fallback}».")
         word = fallback
-    k = min(max(int(k), 1), len(emb) - 1)
+    k = clamp(int(k), 1, len(emb) - 1, "соседей", notes)
+    if k > K_MAX:
+        notes.append(f"На картинке помещается {K_MAX} столбиков: рисую первых {K_MAX} соседей из {k}.")
     tokens = tokenize(context) if isinstance(context, str) else []
     position = tokens.index(word) if word in tokens else -1
     if position < 0:
@@ -72,12 +74,14 @@ def neighbours_view(emb, word, context, k=K, topic=""):
 
 def explorer_view(emb, sections, word, context, k=K):
     """Положения виджета (слово, номер предложения со словом, k) -> NeighboursView."""
-    options = contexts_for(word, sections)
+    options, notes = contexts_for(word, sections), []
     if not options:
         return neighbours_view(emb, word, "", k)
-    index = min(max(int(context), 0), len(options) - 1)
+    index = clamp(int(context), 0, len(options) - 1, "предложение", notes)
     topic, sentence = options[index]
-    return neighbours_view(emb, word, sentence, k, topic)
+    view = neighbours_view(emb, word, sentence, k, topic)
+    view.message = " ".join(notes + [view.message]).strip()
+    return view
 
 
 def _sentence_with_mark(view, width=60):

@@ -11,13 +11,14 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import Rectangle
 
+from course_lib import vis
 from course_lib.functional import entropy
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View
+from course_lib.widgets.base import Painter, View, check_seed, clamp
+from course_lib.widgets.common import (DEFAULT_SENTENCE, attention_weights, check_vmax, embed_words,
+                                       longest_T, random_model, sentence_tokens)
 from course_lib.widgets.mosaic import HeadPanels
-from course_lib.widgets.common import (DEFAULT_SENTENCE, MAX_T, attention_weights, check_vmax, embed_words,
-                                       random_model, tokens_from)
 
 
 @dataclass
@@ -38,25 +39,46 @@ def attention_view(sentence=DEFAULT_SENTENCE, T=5, d_k=8, heads=2, causal=False,
 
     model: любой MultiHeadAttention (тогда d_k и heads берутся из него), embed(tokens) -> (T, d_model).
     """
-    tokens, message = tokens_from(sentence, max(1, min(int(T), MAX_T)))
-    notes = [message] if message else []
+    notes = []
+    tokens, heads = _shape(sentence, T, heads, model, notes)
+    seed = check_seed(seed, notes)
     if model is None:
-        d_k, heads = max(1, int(d_k)), max(1, int(heads))
-        model = random_model(heads, d_k, int(seed))
-        X = embed_words(tokens, model.d_model, int(seed))
+        model = random_model(heads, clamp(int(d_k), 1, None, "d_k", notes), seed)
+        X = embed_words(tokens, model.d_model, seed)
     else:
-        X = np.asarray(embed(tokens) if embed is not None else embed_words(tokens, model.d_model, int(seed)), dtype=float)
+        X = np.asarray(embed(tokens) if embed is not None else embed_words(tokens, model.d_model, seed), dtype=float)
     if len(tokens) == 1:
         notes.append("Один токен может смотреть только на себя — его вес всегда 1. Добавьте слов.")
     if model.d_head == 1:
         notes.append("d_k = 1: запрос и ключ — по одному числу, оценка — их произведение, "
                      "поэтому голова смотрит на слово с самым большим (или самым маленьким) ключом.")
     weights, mask = attention_weights(model, X, causal, scaled)
-    query = min(max(int(query), 0), len(tokens) - 1)
-    head = min(max(int(head), 1), model.num_heads)
+    query = clamp(int(query), 0, len(tokens) - 1, "запрос №", notes)
+    head = clamp(int(head), 1, heads, "голова", notes)
     chosen = weights[:, query]                                          # (h, T)
     return AttentionView(tokens, weights, mask, query, head, entropy(chosen), chosen.max(axis=-1),
                          message=" ".join(notes))
+
+
+def attention_layout(sentence=DEFAULT_SENTENCE, T=5, heads=2, model=None, **other_sliders):
+    """Вид только для раскладки (токены и число голов, веса — нули): без внимания, из одних положений ползунков.
+
+    Его ключ раскладки тот же, что у attention_view с теми же ползунками; по нему фоновый поток
+    строит фигуру соседнего T или числа голов (Explorer(layout_view=...)).
+    """
+    tokens, heads = _shape(sentence, T, heads, model, [])
+    T = len(tokens)
+    return AttentionView(tokens, np.zeros((heads, T, T)), np.ones((T, T), dtype=bool), 0, 1,
+                         np.zeros(heads), np.zeros(heads))
+
+
+def _shape(sentence, T, heads, model, notes):
+    """Токены и число голов из ползунков (у готовой модели — её число голов); пояснения — в notes."""
+    tokens, message = sentence_tokens(sentence, T)
+    if message:
+        notes.append(message)
+    heads = model.num_heads if model is not None else clamp(int(heads), 1, None, "число голов", notes)
+    return tokens, heads
 
 
 class ExplorerPainter(Painter):
@@ -74,7 +96,8 @@ class ExplorerPainter(Painter):
     def draw(self, fig, view):
         h, T = len(view.weights), len(view.tokens)
         size = layout.tick_size(T)
-        rows, cols, panel, _ = layout.head_grid(h, T, view.tokens)
+        rows, cols = vis.head_grid(h)
+        panel = layout.panel_size(T)
         labels = layout.text_width(view.tokens, size)               # повёрнутые подписи ключей
         gap, left, colorbar, bar, title = 0.3, 0.55 + labels, 1.0, 1.5, layout.lines_height(1)
         grid_height = rows * (title + panel) + labels + 0.45       # головы с заголовками и подписями снизу
@@ -109,12 +132,6 @@ class ExplorerPainter(Painter):
                 f"{np.log2(len(view.tokens)):.2f} — поровну на всех) и наибольший вес:<table><tr>{cells}</tr></table>")
 
 
-def _longest_T(sentence):
-    """Сколько токенов можно взять из предложения: все слова, но не больше MAX_T (пустое — как по умолчанию)."""
-    words = str(sentence).split() or DEFAULT_SENTENCE.split()
-    return min(len(words), MAX_T)
-
-
 def _row_frame(T, x0=-0.5, y0=-0.5):
     """Красная рамка вокруг строки выбранного запроса в панели с левым верхним углом (x0, y0)."""
     return Rectangle((x0, y0), T, 1, fill=False, edgecolor="#e8384f", linewidth=1.6)
@@ -126,10 +143,10 @@ class AttentionExplorer(Explorer):
     def sync(self, change):
         c = self.controls
         if change["owner"] is c["sentence"]:
-            c["T"].max = _longest_T(change["new"])     # T берёт первые T слов: длиннее предложения не бывает
+            c["T"].max = longest_T(change["new"])     # T берёт первые T слов: длиннее предложения не бывает
             c["T"].value = c["T"].max
         if change["owner"] in (c["sentence"], c["T"]):
-            c["query"].max = max(0, min(c["T"].value, len(c["sentence"].value.split()) or MAX_T) - 1)
+            c["query"].max = c["T"].value - 1           # T не длиннее предложения: за ним следит T.max
         if change["owner"] is c["heads"]:
             c["head"].max = c["heads"].value
 
@@ -143,7 +160,7 @@ def attention_explorer(sentence=DEFAULT_SENTENCE, d_k=8, heads=2, causal=False, 
     ровно-фиолетовая; vmax=0.3 растягивает шкалу, и разница между клетками становится видна.
     """
     vmax = check_vmax(vmax, "attention_explorer")
-    T = _longest_T(sentence)
+    T = longest_T(sentence)
     if model is not None:
         d_k, heads = model.d_head, model.num_heads
     controls = {
@@ -161,4 +178,5 @@ def attention_explorer(sentence=DEFAULT_SENTENCE, d_k=8, heads=2, causal=False, 
         "head": widgets.IntSlider(value=1, min=1, max=heads, description="голова"),
     }
     view = functools.partial(attention_view, model=model, embed=embed)
-    return AttentionExplorer(controls, view, ExplorerPainter(vmax), new_figure(8, 6, layout=None), prefetch=("T", "heads"))
+    return AttentionExplorer(controls, view, ExplorerPainter(vmax), new_figure(8, 6, layout=None),
+                             prefetch=("T", "heads"), layout_view=functools.partial(attention_layout, model=model))

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 import ipywidgets as widgets
 import numpy as np
 
+from course_lib import vis
+from course_lib._checks import check_int, divisors
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View
+from course_lib.widgets.base import Painter, View, check_seed, clamp
+from course_lib.widgets.common import (attention_weights, check_vmax, embed_words, random_model,
+                                       sentence_tokens)
 from course_lib.widgets.mosaic import HeadPanels
-from course_lib._checks import check_int, divisors
-from course_lib.widgets.common import (MAX_T, attention_weights, check_vmax, embed_words, random_model,
-                                       tokens_from)
 
 D_MODEL = 24
 MAX_HEADS = 8
@@ -44,16 +45,16 @@ def heads_view(heads, seed=0, sentence=SENTENCE, d_model=D_MODEL):
     При одном зерне матрицы W_Q, W_K, W_V, W_O одни и те же при любом h: меняется только разрез.
     """
     check_int(d_model, "d_model", "heads_view", meaning=" (ширина слоя)")
-    words = str(sentence).split()
-    tokens, message = tokens_from(sentence, max(1, min(len(words), MAX_T)))
+    tokens, message = sentence_tokens(sentence)
     notes = [message] if message else []
-    requested = max(1, int(heads))
+    requested = clamp(int(heads), 1, None, "h", notes)
+    seed = check_seed(seed, notes)
     h = max(d for d in divisors(d_model) if d <= requested)
     if h != requested:
         notes.append(f"d_model = {d_model} не делится на h = {requested}: каждой голове нужно d_model / h "
                      f"целых измерений. Показываю h = {h}; подходят h из {divisors(d_model)}.")
-    model = random_model(h, d_model // h, int(seed))       # d_model = h · d_head: та же ширина, другой разрез
-    X = WORD_SCALE * embed_words(tokens, d_model, int(seed))   # (T, d_model)
+    model = random_model(h, d_model // h, seed)            # d_model = h · d_head: та же ширина, другой разрез
+    X = WORD_SCALE * embed_words(tokens, d_model, seed)    # (T, d_model)
     weights, _ = attention_weights(model, X, causal=False, scaled=True)
     return HeadsView(tokens, d_model, requested, h, d_model // h, weights, model.num_params(), message=" ".join(notes))
 
@@ -69,7 +70,8 @@ class HeadsPainter(Painter):
 
     def draw(self, fig, view):
         h, T = view.heads, len(view.tokens)
-        rows, cols, panel, _ = layout.head_grid(h, T, view.tokens)
+        rows, cols = vis.head_grid(h)
+        panel = layout.panel_size(T)
         labels = layout.text_width(view.tokens, layout.tick_size(T))
         gap, left, colorbar, headline = 0.3, 0.55 + labels, 1.0, layout.lines_height(2, 12)
         title = layout.lines_height(1, 9)

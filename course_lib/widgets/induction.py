@@ -5,6 +5,7 @@
 """
 
 import functools
+import hashlib
 from dataclasses import dataclass
 
 import ipywidgets as widgets
@@ -12,7 +13,7 @@ import numpy as np
 
 from course_lib import vis
 from course_lib.autograd.tensor import no_grad
-from course_lib.props.induction import BOS, ablate, copy_positions, token_losses
+from course_lib.props.induction import BOS, VOCAB, ablate, copy_positions, token_losses
 from course_lib.props.induction_training import evaluate, smooth
 from course_lib.props.training import History
 from course_lib.widgets._live import Explorer, new_figure
@@ -66,7 +67,7 @@ class InductionPainter(Painter):
             loss_ax.plot(steps, curve, color=color, lw=0.8, alpha=0.25)          # вся кривая — бледно
         (self.first_line,) = loss_ax.plot([], [], color=FIRST_COLOR, lw=1.8, label="первая копия")
         (self.second_line,) = loss_ax.plot([], [], color=SECOND_COLOR, lw=1.8, label="вторая копия")
-        loss_ax.axhline(np.log(32), color="grey", ls="--", lw=1, label="ln V: наугад")
+        loss_ax.axhline(np.log(VOCAB), color="grey", ls="--", lw=1, label="ln V: наугад")
         self.cursor = loss_ax.axvline(0, color="black", lw=1)
         loss_ax.set(xlim=(0, len(steps)), xlabel="шаг обучения", ylabel="loss, наты")
         loss_ax.legend(loc="upper right", fontsize=8)
@@ -107,10 +108,20 @@ class AblationView(View):
     heads_off: tuple           # выключенные (слой, голова)
 
 
+def weights_fingerprint(model):
+    """Отпечаток всех весов модели: меняется, как только меняется хоть одно число (дообучили — другой)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for parameter in model.parameters():
+        digest.update(parameter.data.tobytes())
+    return digest.hexdigest()
+
+
 @functools.lru_cache(maxsize=64)
-def _ablated(model, heads_off):
-    """Копия модели без голов heads_off и её loss второй копии — на каждое сочетание флажков один раз
-    (модель после этого не переучивают: кэш помнит её по id)."""
+def _ablated(model, fingerprint, heads_off):
+    """Копия модели без голов heads_off и её loss второй копии — на каждое сочетание флажков один раз.
+
+    Ключ — не только сама модель, но и отпечаток её весов: дообученная модель — это новая запись в кэше.
+    """
     ablated = ablate(model, heads_off)
     return ablated, evaluate(ablated, per_length=16).second
 
@@ -120,7 +131,7 @@ def ablation_view(model, probe, heads_off=(), tokens=None):
     probe = np.asarray(probe)
     tokens = list(tokens) if tokens is not None else ["BOS" if t == BOS else str(t) for t in probe]
     heads_off = tuple(sorted(set(map(tuple, heads_off))))
-    ablated, second = _ablated(model, heads_off)
+    ablated, second = _ablated(model, weights_fingerprint(model), heads_off)
     with no_grad():
         logits = ablated(probe[None]).data                              # (1, T, V)
     correct = np.exp(-token_losses(logits, probe[None])[0])            # (T − 1,)
@@ -150,7 +161,7 @@ class AblationPainter(Painter):
             bar.set_height(p)
         off = ", ".join(f"{layer}.{head}" for layer, head in view.heads_off) or "ничего"
         self.title.set_text(f"выключено (слой.голова): {off}\nloss второй копии на новых последовательностях: "
-                            f"{view.second:.2f} нат (ln V = {np.log(32):.2f})")
+                            f"{view.second:.2f} нат (ln V = {np.log(VOCAB):.2f})")
 
     def caption(self, view):
         cells = [f"<b>{p}</b>" if p == true else f"<span style='color:#a00'>{p}</span>"

@@ -46,17 +46,6 @@ class Inches:
         return self.fig.add_axes([x / self.width, y / self.height, w / self.width, h / self.height])
 
 
-def head_grid(h, T, labels, title_lines=1):
-    """Геометрия сетки панелей голов (одна на курс): (строк, столбцов, сторона панели, ряд по высоте).
-
-    Ряд — заголовок панели, панель и повёрнутые подписи ключей под ней.
-    """
-    rows, cols = vis.head_grid(h)
-    panel = panel_size(T)
-    row = lines_height(title_lines, 9) + panel + text_width(labels, tick_size(T)) + 0.45
-    return rows, cols, panel, row
-
-
 def heatmap_margins(labels, size=10):
     """(слева, снизу) в дюймах: подпись оси и подписи токенов тепловой карты (внизу они повёрнуты)."""
     width = text_width(labels, size)

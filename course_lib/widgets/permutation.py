@@ -10,8 +10,8 @@ from course_lib import vis
 from course_lib.nn.positional import sinusoidal_encoding
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View
-from course_lib.widgets.common import MAX_T, attention_weights, embed_words, random_model, tokens_from
+from course_lib.widgets.base import Painter, View, check_seed, clamp
+from course_lib.widgets.common import attention_weights, embed_words, random_model, sentence_tokens
 
 D_K, HEADS = 8, 1
 
@@ -27,7 +27,10 @@ class PermutationView(View):
 
 def permutation_view(sentence, shuffle, positional, seed=0):
     """Чистая функция: предложение, номер перемешивания (0 — как есть), позиционные кодировки вкл/выкл."""
-    tokens, message = tokens_from(sentence, max(1, min(len(str(sentence).split()), MAX_T)))
+    tokens, message = sentence_tokens(sentence)
+    notes = [message] if message else []
+    shuffle = clamp(int(shuffle), 0, None, "номер перемешивания", notes)      # NumPy не берёт отрицательные зёрна
+    seed = check_seed(seed, notes)
     order = np.random.default_rng(shuffle).permutation(len(tokens)) if shuffle else np.arange(len(tokens))
     if shuffle and (order == np.arange(len(tokens))).all():
         order = np.roll(order, 1)                     # «перемешать» всегда что-то меняет
@@ -37,7 +40,7 @@ def permutation_view(sentence, shuffle, positional, seed=0):
     weights = attention_weights(model, X + position, causal=False, scaled=True)[0][0]
     permuted = attention_weights(model, X[order] + position, causal=False, scaled=True)[0][0]
     moved = bool(np.allclose(permuted, weights[order][:, order]))
-    return PermutationView(tokens, order, weights, permuted, moved, message=message)
+    return PermutationView(tokens, order, weights, permuted, moved, message=" ".join(notes))
 
 
 class PermutationPainter(Painter):

@@ -9,7 +9,7 @@ from course_lib import vis
 from course_lib.functional import entropy, softmax
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View
+from course_lib.widgets.base import Painter, View, check_seed, clamp
 
 N_KEYS = 8          # ключей у одного запроса на столбиках справа
 N_SAMPLES = 4000    # пар (q, k) для гистограммы разброса оценок
@@ -28,16 +28,19 @@ class ScalingView(View):
 
 def scaling_view(d_k, scaled, seed=0):
     """Чистая функция: d_k и «делить ли на √d_k» -> разброс оценок и веса одного запроса."""
-    d_k = int(d_k)
-    message = ""
-    if d_k < 1:
-        message, d_k = f"d_k — число измерений ключа, не меньше 1, а пришло {d_k}; показываю d_k = 1", 1
-    rng = np.random.default_rng(seed)
+    notes = []
+    d_k = clamp(int(d_k), 1, None, "d_k", notes)
+    rng = np.random.default_rng(check_seed(seed, notes))
     q, k = rng.normal(size=(N_SAMPLES, d_k)), rng.normal(size=(N_SAMPLES, d_k))   # компоненты ~ N(0, 1)
     divisor = np.sqrt(d_k) if scaled else 1.0
     sample = (q * k).sum(axis=1) / divisor                       # (N_SAMPLES,)
     weights = softmax((k[:N_KEYS] @ q[0]) / divisor)             # один запрос, N_KEYS ключей
-    return ScalingView(d_k, bool(scaled), sample, weights, float(sample.std()), float(entropy(weights)), message=message)
+    outside = int(((sample < BINS[0]) | (sample > BINS[-1])).sum())
+    if outside:
+        notes.append(f"{outside} из {N_SAMPLES} оценок дальше ±{BINS[-1]:.0f} — за краями гистограммы, "
+                     "но в стандартном отклонении они учтены.")
+    return ScalingView(d_k, bool(scaled), sample, weights, float(sample.std()), float(entropy(weights)),
+                       message=" ".join(notes))
 
 
 class ScalingPainter(Painter):

@@ -13,7 +13,7 @@ import numpy as np
 from course_lib import vis
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View
+from course_lib.widgets.base import Painter, View, clamp
 from course_lib.widgets.masked_row import ROW_LABEL
 
 
@@ -49,7 +49,7 @@ def snapshot_view(step, head=1, history=None, tokens=None, query=0):
     if not 1 <= int(head) <= h:
         notes.append(f"голов {h}, а выбрана {int(head)} — показываю ближайшую")
     head = min(max(int(head), 1), h)
-    query = min(max(int(query), 0), T - 1)
+    query = clamp(int(query), 0, T - 1, "запрос №", notes)
     losses = np.asarray(history.losses)
     loss = float(losses[max(steps[index], 1) - 1])                           # losses[s − 1] — loss шага s
     return SnapshotView(tokens, snapshots[index, head - 1], int(steps[index]), head, h, query, losses, loss,
