@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_finite, recognize
+from course_lib.exercises._checker import (Wrong, attention_scale, call, checker, expect_close, expect_finite,
+                                           recognize, tolerance)
+from course_lib.exercises._softmax import naive_softmax
 from course_lib.functional import softmax
 
 
@@ -45,7 +47,7 @@ def _mistakes(q, K, V):
                                                      "в смесь идут V"),
         (lambda: softmax(V @ q / np.sqrt(d_k)) @ V, "оценки посчитаны по значениям V, а нужно по ключам: "
                                                     "оценки = K @ q / √d_k"),
-        (lambda: np.exp(scores / np.sqrt(d_k)) / np.exp(scores / np.sqrt(d_k)).sum() @ V,
+        (lambda: naive_softmax(scores / np.sqrt(d_k)) @ V,
          "exp(оценки) переполняется: вычтите из оценок максимум (softmax от этого не меняется) "
          "или возьмите nt.softmax"),
     ]
@@ -72,8 +74,9 @@ def check_attend_one(candidate):
         _diagnose_shape(out, len(K), V.shape[1], where)
         q64, K64, V64 = (np.asarray(a, dtype=float) for a in (q, K, V))
         right = reference(q64, K64, V64)
-        recognize(out, right, _mistakes(q64, K64, V64), f"{where}: ")
+        tol = tolerance(scale=attention_scale(q, K, V))
+        recognize(out, right, _mistakes(q64, K64, V64), f"{where}: ", tol)
         expect_finite(out, f"{where}: проверьте деление и exp — вычтите из оценок максимум или возьмите nt.softmax")
         expect_close(out, right, f"{where}: смесь неверная — оценки = K @ q / √d_k, веса = softmax(оценки), "
-                                 "выход = веса @ V", atol=1e-6)
+                                 "выход = веса @ V", tol)
     return "внимание для одного запроса работает: оценки → softmax → смесь значений"

@@ -2,8 +2,11 @@
 
 import numpy as np
 
+from course_lib.autograd.tensor import Tensor
+from course_lib.exercises._checker import Crashed, Wrong, call, checker, expect_close, expect_shape, recognize
+from course_lib.exercises._errors import describe
+from course_lib.exercises._softmax import naive_softmax
 from course_lib.props.evaluation import bank_report, relation_scores
-from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_shape
 from course_lib.props.models import TinyAttention
 from course_lib.optim import Adam
 from course_lib.rng import temporary_seed
@@ -12,6 +15,13 @@ from course_lib.props.training import bank_loss
 
 STEPS = 40            # на задаче «банк» этого хватает, чтобы внимание нашло решающее слово
 ORDER = "zero_grad() -> loss = loss_fn(model) -> loss.backward() -> optimizer.step()"
+
+
+class _Loss(Tensor):
+    """loss, который отдаёт проверка: как и в PyTorch, float(loss) — его число (то же, что loss.item())."""
+
+    def __float__(self):
+        return float(self.item())
 
 
 class _Spy:
@@ -44,6 +54,7 @@ class _Spy:
 
     def loss_fn(self, model):
         loss = bank_loss(model, self.data)
+        loss.__class__ = _Loss
         self.events.append("forward")
         self.losses.append(loss.item())
         backward = loss.backward
@@ -74,7 +85,14 @@ def check_training_loop(candidate):
     with temporary_seed(0):
         model = TinyAttention(len(BANK_VOCAB), len(CLASS_NAMES), d_model=16, num_heads=1)
     spy = _Spy(model, bank_sentences(128, seed=5))
-    out = call(candidate, model, spy.optimizer, spy.loss_fn, STEPS)
+    try:
+        out = call(candidate, model, spy.optimizer, spy.loss_fn, STEPS, raw=True)
+    except Crashed as crash:
+        if crash.kind == "argument" and "backward" in str(crash.error):
+            raise Wrong(f"{crash}. В course_lib backward() у скалярного loss вызывают без аргументов: "
+                        "retain_graph и create_graph — из PyTorch, а здесь граф строится заново на каждом шаге, "
+                        "и хранить его не нужно") from None
+        raise
     count = spy.events.count
     if count("forward") == 0:
         raise Wrong("loss_fn ни разу не вызвана: на каждом шаге нужен прямой проход `loss = loss_fn(model)`")
@@ -93,15 +111,10 @@ def check_training_loop(candidate):
     if spy.steps_that_kept_old_grads():
         raise Wrong("градиенты копятся от шага к шагу: backward() прибавляет новый градиент к старому, "
                     f"поэтому в начале каждого шага нужен optimizer.zero_grad(). Порядок: {ORDER}")
-    losses = np.asarray(out, dtype=object).ravel()
-    if any(hasattr(x, "requires_grad") for x in losses):
-        raise Wrong("в списке лежат тензоры, а нужны числа: добавляйте loss.item() — иначе список держит "
-                    "в памяти весь граф каждого шага")
-    losses = np.asarray(losses, dtype=float)
+    losses = _numbers(out)
     if losses.shape != (STEPS,):
         raise Wrong(f"верните список из steps = {STEPS} чисел — loss каждого шага, а пришло {losses.size}")
-    expect_close(losses, np.array(spy.losses), "в списке не те числа: на каждом шаге добавляйте loss.item() этого шага",
-                 atol=1e-6)
+    expect_close(losses, np.array(spy.losses), "в списке не те числа: на каждом шаге добавляйте loss.item() этого шага")
     if not losses[-1] < 0.5 * losses[0]:
         raise Wrong(f"loss почти не упал ({losses[0]:.3f} -> {losses[-1]:.3f}): проверьте порядок шагов — {ORDER}")
     report = bank_report(model, bank_sentences(400, seed=6))
@@ -112,11 +125,24 @@ def check_training_loop(candidate):
             f"а «банк» смотрит на решающее слово с весом {report.cue_weight:.2f}")
 
 
+def _numbers(out):
+    """Список (кортеж, массив) чисел loss -> массив float; тензоры и прочее — подсказкой."""
+    if isinstance(out, Tensor) or (isinstance(out, (list, tuple)) and any(isinstance(x, Tensor) for x in out)):
+        raise Wrong("в списке лежат тензоры, а нужны числа: добавляйте loss.item() — иначе список держит "
+                    "в памяти весь граф каждого шага")
+    if not isinstance(out, (list, tuple, np.ndarray)):
+        raise Wrong(f"верните список чисел — loss каждого шага, а пришло {describe(out)}")
+    try:
+        return np.asarray(out, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise Wrong(f"верните список чисел — loss каждого шага, а в списке не только числа: {describe(out)}") from None
+
+
 def _relation_examples():
     """Веса (h, T, T) со строками в сумме 1: обычные, побольше голов и длиннее, и самые короткие (T = 3, одна голова)."""
     for seed, (h, T) in ((7, (2, 6)), (8, (3, 9)), (9, (1, 3))):
         scores = np.random.default_rng(seed).normal(scale=2.0, size=(h, T, T))
-        yield np.exp(scores) / np.exp(scores).sum(axis=-1, keepdims=True)
+        yield naive_softmax(scores)
 
 
 @checker
@@ -130,29 +156,29 @@ def check_relation_scores(candidate):
 def _check_relation_example(candidate, weights):
     h, T, _ = weights.shape
     where = f"для весов ({h}, {T}, {T})" + ("" if (h, T) == (2, 6) else " (T и h берите из weights.shape)")
-    out = call(candidate, weights.copy())
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise Wrong("верните пару (previous, first): `return previous, first`")
-    previous, first = out
+    previous, first = call(candidate, weights.copy(), parts=("previous", "first"))
     reference_previous, reference_first = relation_scores(weights)
     if (previous.shape == () or first.shape == ()) and h > 1:
         raise Wrong(f"нужно по числу на каждую голову: previous и first формы (h,) = ({h},). "
                     "Усредняйте по запросам t (axis=-1), а не по всему сразу")
     expect_shape(previous, (h,), f"{where}: previous")
     expect_shape(first, (h,), f"{where}: first")
-    if np.allclose(previous, reference_first) and np.allclose(first, reference_previous):
-        raise Wrong("previous и first перепутаны местами: сначала вес на предыдущую позицию, потом на первую")
     t = np.arange(2, T)
-    for start in (0, 1):
-        wide = np.arange(start, T)                       # при t = 0 индекс t − 1 = −1 — последний столбец, как в NumPy
-        if np.allclose(previous, weights[:, wide, wide - 1].mean(-1)) or np.allclose(first, weights[:, wide, 0].mean(-1)):
-            raise Wrong(f"считайте по запросам t = 2…T−1, а у вас с t = {start}: при t = 1 предыдущая позиция "
-                        "и есть первая, а t = 0 смотрит сам на себя — головы по ним не различить")
-    if np.allclose(previous, weights[:, t - 1, t].mean(-1)) or np.allclose(first, weights[:, 0, t].mean(-1)):
-        raise Wrong("перепутаны строка и столбец: строка — кто смотрит (запрос t), столбец — на кого. "
+    swapped = "previous и first перепутаны местами: сначала вес на предыдущую позицию, потом на первую"
+    rows_columns = ("перепутаны строка и столбец: строка — кто смотрит (запрос t), столбец — на кого. "
                     "Вес «t смотрит на t − 1» — это weights[:, t, t - 1]")
-    if T > 3 and np.allclose(previous, weights[:, t[:-1], t[:-1] + 1].mean(-1)):
-        raise Wrong("t + 1 — это следующая позиция, а нужна предыдущая: weights[:, t, t - 1]")
+    # при t = 0 индекс t − 1 = −1 — последний столбец, как в NumPy
+    too_early = [(f"считайте по запросам t = 2…T−1, а у вас с t = {start}: при t = 1 предыдущая позиция "
+                  "и есть первая, а t = 0 смотрит сам на себя — головы по ним не различить", np.arange(start, T))
+                 for start in (0, 1)]
+    recognize(previous, reference_previous, [(lambda: reference_first, swapped)] + [
+        (lambda wide=wide: weights[:, wide, wide - 1].mean(-1), hint) for hint, wide in too_early] + [
+        (lambda: weights[:, t - 1, t].mean(-1), rows_columns)] + [
+        (lambda: weights[:, t[:-1], t[:-1] + 1].mean(-1), "t + 1 — это следующая позиция, а нужна предыдущая: "
+                                                          "weights[:, t, t - 1]")] * (T > 3))
+    recognize(first, reference_first, [(lambda: reference_previous, swapped)] + [
+        (lambda wide=wide: weights[:, wide, 0].mean(-1), hint) for hint, wide in too_early] + [
+        (lambda: weights[:, 0, t].mean(-1), rows_columns)])
     expect_close(previous, reference_previous, f"{where}: previous неверный — средний по t = 2…T−1 вес "
                                                "weights[:, t, t - 1]")
     expect_close(first, reference_first, f"{where}: first неверный — средний по t = 2…T−1 вес weights[:, t, 0]")
