@@ -58,10 +58,48 @@ def _matmul(found):
 _INTEGER = ("нужно целое число, а пришло дробное (float): `/` даёт float даже при делении нацело (8 / 2 = 4.0). "
             "Размеры в reshape, np.zeros, range и номера в индексах — целые: делите через // или оберните в int(...)")
 
+# Имена из PyTorch, которых нет в NumPy: что писать вместо них.
+_TORCH = {"keepdim": "keepdims", "dim": "axis", "masked_fill": "np.where(маска, значение, x)", "view": ".reshape(...)",
+          "permute": ".transpose(...)", "unsqueeze": "x[:, None] или np.expand_dims", "size": ".shape",
+          "softmax": "nt.softmax(x)", "matmul": "A @ B", "clone": ".copy()", "numpy": "сам массив (он уже NumPy)"}
+
+
+def _attribute(found):
+    owner, name = found[1], found[2]
+    text = f"у значения типа {owner} нет атрибута .{name}"
+    if owner in ("list", "tuple"):
+        return text + ": это список Python, а не массив — сделайте массив, np.array(...)"
+    if name in _TORCH:
+        return text + f": так пишут в PyTorch, а в NumPy — {_TORCH[name]}"
+    if hasattr(np, name):
+        return text + f": это функция NumPy, np.{name}(...)"
+    return text
+
+
+def _keyword(found):
+    function, name = found[1].lstrip("_"), found[2]
+    text = f"у {function}() нет аргумента {name}"
+    if name in _TORCH:
+        return text + f": так пишут в PyTorch, а в NumPy и course_lib — {_TORCH[name]}"
+    return text + ": проверьте его имя"
+
+
 _KNOWN = [  # (вид ошибки, регулярное выражение для текста NumPy или Python, перевод)
-    ("integer", r"'float' object cannot be interpreted as an integer|only integers, slices|"
-                r"arrays used as indices must be of integer|slice indices must be integers",
+    ("integer", r"'float' object cannot be interpreted as an integer|slice indices must be integers",
      lambda m: _INTEGER),
+    ("integer", r"arrays used as indices must be of integer \(or boolean\) type",
+     lambda m: ("массив в квадратных скобках — из дробных чисел, а индексом бывает массив целых номеров "
+                "или булева маска: маску из нулей и единиц сделайте булевой (mask == 1), номера — целыми (//)")),
+    ("integer", r"only integers, slices",
+     lambda m: ("в квадратных скобках массива — не номер: индекс бывает целым числом, срезом, массивом целых "
+                "номеров или булевой маской. Дробный номер — делите через //; слово — сначала найдите его номер")),
+    ("integer", r"only integer scalar arrays can be converted to a scalar index",
+     lambda m: ("массив стоит там, где ждут одно целое число. Частые причины: список Python, взятый по массиву "
+                "номеров (vocab[order] — нужно [vocab[i] for i in order]), или np.concatenate(a, b) без "
+                "скобок — склеиваемые массивы передают списком: np.concatenate([a, b], axis=...)")),
+    ("dtype", r"Cannot interpret '(.+)' as a data type",
+     lambda m: ("второй аргумент np.zeros, np.ones, np.full — тип чисел (dtype), а не размер: форму передают "
+                f"одним кортежем, в двойных скобках: np.zeros((T, T)). Здесь вторым пришло {m[1]}")),
     ("index", r"shape mismatch: indexing arrays could not be broadcast together with shapes (.*)",
      lambda m: (f"массивы-индексы форм {m[1].strip()} не растягиваются друг на друга: в x[rows, cols] номера строк "
                 "и столбцов берутся парами, поэтому списков номеров должно быть поровну (или один — столбцом)")),
@@ -95,28 +133,27 @@ _KNOWN = [  # (вид ошибки, регулярное выражение дл
                 "np.min(...), .any(), .all(), а вместо and/or — & и |")),
     ("empty", r"zero-size array to reduction operation (\w+)",
      lambda m: f"{m[1]} пустого массива: в нём нет ни одного числа. Проверьте срез или маску, которые его дали"),
-    ("argument", r"(\w+)\(\) got an unexpected keyword argument '(\w+)'",
-     lambda m: f"у {m[1]}() нет аргумента {m[2]}: проверьте его имя"),
-    ("argument", r"(\w+)\(\) missing (\d+) required positional arguments?: (.*)",
-     lambda m: f"{m[1]}() вызвана без нужных аргументов: не хватает {m[3]}"),
-    ("argument", r"(\w+)\(\) takes (\d+) positional arguments? but (\d+) (?:was|were) given",
-     lambda m: f"{m[1]}() принимает {m[2]} аргумент(а), а получила {m[3]}"),
+    ("argument", r"(\w+)\(\) got an unexpected keyword argument '(\w+)'", _keyword),
+    ("argument", r"([\w.<>]+)\(\) missing (?:\d+ )?required (?:positional )?arguments?:? (.*)",
+     lambda m: f"{m[1]}() вызвана без нужных аргументов: не хватает {m[2]}"),
+    ("argument", r"(\w+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) (?:was|were) given",
+     lambda m: (f"{m[1]}() принимает не больше {m[2]} аргументов без имени, а получила {m[3]}" +
+                (f": так пишут в PyTorch, а в NumPy — {_TORCH[m[1]]}" if m[1] in _TORCH else ""))),
     ("number", r"float\(\) argument must be a string or a (?:real )?number, not '(\w+)'",
      lambda m: (f"float() не умеет превращать {m[1]} в число" +
                 (": у тензора число достают через .item()" if m[1] == "Tensor" else ""))),
     ("sequence", r"can't multiply sequence by non-int",
      lambda m: "список умножен на дробное число, а список так не умножается: сделайте из него массив, np.array(...)"),
-    ("attribute", r"'(\w+)' object has no attribute '(\w+)'",
-     lambda m: (f"у значения типа {m[1]} нет атрибута .{m[2]}" +
-                (": это список Python, а не массив — сделайте массив, np.array(...)" if m[1] in ("list", "tuple")
-                 else ""))),
+    ("attribute", r"'([\w.]+)' object has no attribute '(\w+)'", _attribute),
     ("call", r"'(\w+(?:\.\w+)?)' object is not callable", lambda m: f"значение типа {m[1]} вызвано как функция, скобками"),
     ("name", r"name '(\w+)' is not defined",
      lambda m: f"имя {m[1]} не определено: опечатка или ячейка, где оно задано, ещё не выполнена"),
     ("sequence", r"setting an array element with a sequence",
      lambda m: "в одну клетку массива записывают несколько чисел: сравните формы слева и справа от ="),
-    ("operand", r"unsupported operand type\(s\) for (.+): '(\w+)' and '(\w+)'",
-     lambda m: f"операция {m[1]} не определена для {m[2]} и {m[3]}"),
+    ("operand", r"unsupported operand type\(s\) for (.+): '([\w.]+)' and '([\w.]+)'",
+     lambda m: (f"операция {m[1]} не определена для {m[2]} и {m[3]}" +
+                (": range и список Python не умеют считать поэлементно — сделайте массив, np.arange(...) или "
+                 "np.array(...)" if {m[2], m[3]} & {"range", "list", "tuple"} else ""))),
 ]
 
 # Что значит ошибка данного вида, когда её текст не узнан (он по-английски, ученику его не показываем).

@@ -18,65 +18,51 @@ ORDER = "zero_grad() -> loss = loss_fn(model) -> loss.backward() -> optimizer.st
 
 
 class _Loss(Tensor):
-    """loss, который отдаёт проверка: как и в PyTorch, float(loss) — его число (то же, что loss.item())."""
+    """loss, который отдаёт проверка: замечает backward() и, как в PyTorch, отдаёт float(loss) — его число."""
+
+    spy = None
 
     def __float__(self):
         return float(self.item())
 
+    def backward(self, *args, **kwargs):
+        self.spy.before_backward()
+        return super().backward(*args, **kwargs)
+
 
 class _Spy:
-    """Записывает, что и в каком порядке делал цикл ученика: zero, forward, backward, step."""
+    """Считает, что делал цикл ученика: прямые и обратные проходы, шаги — и в каком состоянии были градиенты."""
 
     def __init__(self, model, data):
-        self.events, self.losses, self.steps_without_grad = [], [], 0
+        self.events, self.losses, self.steps_without_grad, self.stale_backwards = [], [], 0, 0
         self.model, self.data = model, data
         spy = self
 
         class SpyAdam(Adam):
-            def zero_grad(self):
-                spy.events.append("zero")
-                super().zero_grad()
-
             def step(self):
                 spy.events.append("step")
-                if all(p.grad is None for p in self.params):
+                if not spy.has_grads():
                     spy.steps_without_grad += 1
                 super().step()
 
         self.optimizer = SpyAdam(model.parameters(), lr=0.01)
-        model_zero_grad = model.zero_grad
 
-        def zero_grad():                       # model.zero_grad() обнуляет те же градиенты — тоже годится
-            self.events.append("zero")
-            model_zero_grad()
-
-        model.zero_grad = zero_grad
+    def has_grads(self):
+        """Есть ли у параметров ненулевые градиенты (обнулить можно как угодно: zero_grad(), p.grad = None, …)."""
+        return any(p.grad is not None and np.any(p.grad) for p in self.model.parameters())
 
     def loss_fn(self, model):
         loss = bank_loss(model, self.data)
-        loss.__class__ = _Loss
+        loss.__class__, loss.spy = _Loss, self
         self.events.append("forward")
         self.losses.append(loss.item())
-        backward = loss.backward
-
-        def spied_backward(*args, **kwargs):
-            self.events.append("backward")
-            return backward(*args, **kwargs)
-
-        loss.backward = spied_backward
         return loss
 
-    def steps_that_kept_old_grads(self):
-        """Сколько раз backward() шёл после step() без zero_grad(): новый градиент сложился со старым."""
-        kept, after_step, zeroed = 0, False, False
-        for event in self.events:
-            if event == "step":
-                after_step, zeroed = True, False
-            elif event == "zero":
-                zeroed = True
-            elif event == "backward" and after_step and not zeroed:
-                kept += 1
-        return kept
+    def before_backward(self):
+        """Градиенты перед backward() должны быть стёрты: иначе новый сложится со старым."""
+        self.events.append("backward")
+        if self.has_grads():
+            self.stale_backwards += 1
 
 
 @checker
@@ -108,7 +94,7 @@ def check_training_loop(candidate):
                     f"Порядок такой: {ORDER}")
     if count("step") != STEPS:
         raise Wrong(f"optimizer.step() вызван {count('step')} раз, а шагов {STEPS}: один шаг — один step()")
-    if spy.steps_that_kept_old_grads():
+    if spy.stale_backwards:
         raise Wrong("градиенты копятся от шага к шагу: backward() прибавляет новый градиент к старому, "
                     f"поэтому в начале каждого шага нужен optimizer.zero_grad(). Порядок: {ORDER}")
     losses = _numbers(out)
