@@ -23,11 +23,17 @@ class Wrong(Exception):
 
 
 class Crashed(Wrong):
-    """Функция ученика упала. `kind` — что за ошибка ('broadcast', 'matmul', 'index', 'axis', …), `error` — она сама."""
+    """Функция ученика упала. `kind` — что за ошибка ('broadcast', 'matmul', 'index', 'axis', …), `error` — она сама,
+    `inputs` — на каких входах."""
 
-    def __init__(self, message, error, kind):
-        super().__init__(message)
-        self.error, self.kind = error, kind
+    def __init__(self, error, inputs):
+        self.kind, text = explain(error)
+        super().__init__(f"функция упала на входе {inputs}: {text}")
+        self.error, self.inputs = error, inputs
+
+    def retold(self, text):
+        """Та же ошибка, но объяснённая проверкой, которая знает, что тут скорее всего случилось."""
+        return Wrong(f"функция упала на входе {self.inputs}: {type(self.error).__name__} — {text}")
 
 
 class _NotSolved(Exception):
@@ -101,8 +107,7 @@ def call(candidate, *args, parts=None, raw=False):
     except NotImplementedError:
         raise _NotSolved from None
     except Exception as error:                      # noqa: BLE001 — любую ошибку ученика объясняем словами
-        kind, text = explain(error)
-        raise Crashed(f"функция упала на входе {_inputs(candidate, args)}: {text}", error, kind) from None
+        raise Crashed(error, _inputs(candidate, args)) from None
     if out is None:
         raise Wrong("функция ничего не вернула: не забыли `return`?")
     if raw:
@@ -138,16 +143,20 @@ def _inputs(candidate, args):
 
 def expect_shape(out, shape, what="результат"):
     if not isinstance(out, np.ndarray) or out.dtype.kind not in "biuf":
-        raise Wrong(f"{what}: ожидался массив чисел формы {tuple(shape)}, а пришло {_what(out)}")
+        raise Wrong(f"{what}: ожидался массив чисел формы {tuple(shape)}, а пришло {arrived(out)}")
     if out.shape != tuple(shape):
         raise Wrong(f"{what}: ожидалась форма {tuple(shape)}, а получилась {out.shape}")
 
 
-def _what(out):
+def arrived(out):
+    """Что пришло вместо массива чисел — словами: «текст (строка)», «(функция) — метод без скобок?», …."""
     if isinstance(out, tuple):
         return f"несколько значений ({len(out)}) — верните одно"
     if out.dtype.kind in "US":
         return "текст (строка)"
+    if out.dtype.kind == "O" and out.ndim == 0:
+        value = out.item()
+        return describe(value) + (" — метод без скобок? Допишите ()" if callable(value) else "")
     return describe(out) + (" — не числа" if out.dtype.kind == "O" else "")
 
 

@@ -61,7 +61,7 @@ _INTEGER = ("нужно целое число, а пришло дробное (f
 # Имена из PyTorch, которых нет в NumPy: что писать вместо них.
 _TORCH = {"keepdim": "keepdims", "dim": "axis", "masked_fill": "np.where(маска, значение, x)", "view": ".reshape(...)",
           "permute": ".transpose(...)", "unsqueeze": "x[:, None] или np.expand_dims", "size": ".shape",
-          "softmax": "nt.softmax(x)", "matmul": "A @ B", "clone": ".copy()", "numpy": "сам массив (он уже NumPy)"}
+          "softmax": "nt.softmax(x)", "matmul": "A @ B", "norm": "np.linalg.norm(x)", "clone": ".copy()", "numpy": "сам массив (он уже NumPy)"}
 
 
 def _attribute(found):
@@ -94,9 +94,9 @@ _KNOWN = [  # (вид ошибки, регулярное выражение дл
      lambda m: ("в квадратных скобках массива — не номер: индекс бывает целым числом, срезом, массивом целых "
                 "номеров или булевой маской. Дробный номер — делите через //; слово — сначала найдите его номер")),
     ("integer", r"only integer scalar arrays can be converted to a scalar index",
-     lambda m: ("массив стоит там, где ждут одно целое число. Частые причины: список Python, взятый по массиву "
-                "номеров (vocab[order] — нужно [vocab[i] for i in order]), или np.concatenate(a, b) без "
-                "скобок — склеиваемые массивы передают списком: np.concatenate([a, b], axis=...)")),
+     lambda m: ("массив стоит там, где ждут одно целое число — номер, размер или ось. Размер — это len(x) или "
+                "x.shape[0], а не сам массив; список Python не берут по массиву номеров (нужно [vocab[i] for i in "
+                "order]); склеиваемые массивы передают списком: np.concatenate([a, b], axis=...)")),
     ("dtype", r"Cannot interpret '(.+)' as a data type",
      lambda m: ("второй аргумент np.zeros, np.ones, np.full — тип чисел (dtype), а не размер: форму передают "
                 f"одним кортежем, в двойных скобках: np.zeros((T, T)). Здесь вторым пришло {m[1]}")),

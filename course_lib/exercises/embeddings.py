@@ -12,6 +12,10 @@ def _cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
+PARENTHESES = ("знаменатель без скобок: a @ b / ‖a‖ * ‖b‖ делит на одну длину и умножает на другую. "
+               "Возьмите произведение длин в скобки: a @ b / (‖a‖ * ‖b‖)")
+
+
 def _cosine_mistakes(a, b):
     norm_a, norm_b = np.linalg.norm(a), np.linalg.norm(b)
     return [
@@ -21,6 +25,8 @@ def _cosine_mistakes(a, b):
         (lambda: a @ b / (a @ a * (b @ b)), "поделили на квадраты длин: ‖a‖ = √(a·a), не забудьте корень "
                                             "(или np.linalg.norm)"),
         (lambda: a @ b / (norm_a + norm_b), "поделили на сумму длин, а нужно на произведение ‖a‖·‖b‖"),
+        (lambda: a @ b / norm_a * norm_b, PARENTHESES),
+        (lambda: a @ b / norm_b * norm_a, PARENTHESES),
         (lambda: abs(a @ b) / (norm_a * norm_b), "взят модуль: у противоположных векторов косинус −1, а не 1 — "
                                                  "уберите abs"),
         (lambda: 1 - a @ b / (norm_a * norm_b), "это 1 − cos, «косинусное расстояние»: у одинаковых векторов оно 0. "
@@ -105,10 +111,11 @@ def check_one_hot_lookup(candidate):
 
 def _as_words(out, vocab):
     """Ответ ученика: список (кортеж, массив) слов или пар (слово, косинус) -> список слов."""
-    if isinstance(out, tuple) or out.ndim > 2:
-        raise Wrong(f"верните список слов, а пришло {describe(out)}")
-    if out.ndim == 2 and out.shape[1] == 2:                 # [(слово, косинус), ...]
-        out = out[:, 0]
+    if isinstance(out, tuple) or out.ndim > 2 or out.dtype == object:
+        raw = out.item() if isinstance(out, np.ndarray) and out.ndim == 0 else out
+        raise Wrong(f"верните список слов, а пришло {describe(raw)}")
+    if out.ndim == 2 and out.shape[1] == 2:                 # [(слово, косинус), ...] или [(косинус, слово), ...]
+        out = out[:, 1] if np.isin(out[:, 1], vocab).all() else out[:, 0]
     words = [str(word) for word in out.ravel()]
     if words and all(word not in vocab for word in words):
         if out.dtype.kind in "iu":

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_shape, recognize, tolerance
+from course_lib.exercises._checker import Wrong, arrived, call, checker, expect_close, expect_shape, recognize, tolerance
 from course_lib.functional import scaled_dot_product_attention
 from course_lib.nn.positional import sinusoidal_encoding
 
@@ -89,8 +89,7 @@ def _scalar(out):
         raise Wrong("верните число — наибольшее расхождение, а не True/False: "
                     "np.allclose отвечает «да/нет», а число показывает, насколько")
     if out.dtype.kind not in "iuf":
-        what = "строка" if out.dtype.kind in "US" else f"значение типа {out.dtype}"
-        raise Wrong(f"ожидалось одно число — наибольшее расхождение, а пришло {what}")
+        raise Wrong(f"ожидалось одно число — наибольшее расхождение, а пришло {arrived(out)}")
     if out.size != 1:
         raise Wrong(f"ожидалось одно число, а пришёл массив формы {out.shape}: возьмите .max() от модуля разности")
     return float(out.reshape(-1)[0])

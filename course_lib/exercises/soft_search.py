@@ -1,8 +1,10 @@
 """Упражнение «внимание для одного запроса»: q (d_k,), K (T, d_k), V (T, d_v) -> смесь значений (d_v,) (урок 02)."""
 
+import re
+
 import numpy as np
 
-from course_lib.exercises._checker import (Wrong, attention_scale, call, checker, expect_close, expect_finite,
+from course_lib.exercises._checker import (Crashed, Wrong, attention_scale, call, checker, expect_close, expect_finite,
                                            recognize, tolerance)
 from course_lib.exercises._softmax import naive_softmax
 from course_lib.functional import softmax
@@ -70,7 +72,15 @@ def _examples():
 def check_attend_one(candidate):
     """candidate(q, K, V) -> softmax(K q / √d_k) V формы (d_v,)."""
     for q, K, V, where in _examples():
-        out = call(candidate, q.copy(), K.copy(), V.copy())
+        (T, d_v) = V.shape
+        try:
+            out = call(candidate, q.copy(), K.copy(), V.copy())
+        except Crashed as crash:
+            shapes = set(re.findall(r"\([\d,]*\)", str(crash.error).replace(" ", "")))
+            if crash.kind == "broadcast" and {f"({T},)", f"({T},{d_v})"} <= shapes:
+                raise crash.retold(f"веса формы ({T},) и значения V формы ({T}, {d_v}) поэлементно не перемножаются. "
+                                   f"Смесь значений — матричное произведение weights @ V, форма ({d_v},)") from None
+            raise
         _diagnose_shape(out, len(K), V.shape[1], where)
         q64, K64, V64 = (np.asarray(a, dtype=float) for a in (q, K, V))
         right = reference(q64, K64, V64)
