@@ -124,6 +124,8 @@ def call(candidate, *args, parts=None, raw=False):
 
 def _parts(out, names):
     together = ", ".join(names)
+    if isinstance(out, np.ndarray) and out.ndim > 1 and len(out) == len(names):   # np.stack([a, b]) распакуется так же
+        out = list(out)
     if not isinstance(out, (tuple, list)) or len(out) != len(names):
         count = {2: "пару", 3: "три значения"}.get(len(names), f"{len(names)} значений")
         raise Wrong(f"верните {count} ({together}) через запятую: `return {together}`, а пришло {describe(out)}")

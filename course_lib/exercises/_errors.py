@@ -1,5 +1,6 @@
 """Ошибки NumPy словами: что за ошибка, какие формы встретились и что обычно помогает (для проверок упражнений)."""
 
+import inspect
 import re
 
 import numpy as np
@@ -17,7 +18,7 @@ def describe(value):
         value = value.item()
     if isinstance(value, np.ndarray):
         return f"формы {value.shape}" + ("" if value.dtype.kind in "fb" else f" ({value.dtype})")
-    if callable(value):
+    if inspect.isroutine(value) or isinstance(value, np.ufunc):
         return "(функция)"
     if isinstance(value, (list, tuple)):
         kind = "список" if isinstance(value, list) else "кортеж"

@@ -1,9 +1,11 @@
 """Упражнения урока 07: цикл обучения своими руками и «какая голова что делает»."""
 
+import re
+
 import numpy as np
 
 from course_lib.autograd.tensor import Tensor
-from course_lib.exercises._checker import Crashed, Wrong, call, checker, expect_close, expect_shape, recognize
+from course_lib.exercises._checker import Crashed, Wrong, arrived, call, checker, expect_close, expect_shape, recognize
 from course_lib.exercises._errors import describe
 from course_lib.exercises._softmax import naive_softmax
 from course_lib.props.evaluation import bank_report, relation_scores
@@ -74,10 +76,11 @@ def check_training_loop(candidate):
     try:
         out = call(candidate, model, spy.optimizer, spy.loss_fn, STEPS, raw=True)
     except Crashed as crash:
-        if crash.kind == "argument" and "backward" in str(crash.error):
-            raise Wrong(f"{crash}. В course_lib backward() у скалярного loss вызывают без аргументов: "
-                        "retain_graph и create_graph — из PyTorch, а здесь граф строится заново на каждом шаге, "
-                        "и хранить его не нужно") from None
+        torch = re.search(r"(backward|zero_grad|step)\(\) got an unexpected keyword argument '(\w+)'", str(crash.error))
+        if torch:
+            raise crash.retold(f"у {torch[1]}() в course_lib нет аргумента {torch[2]} — он из PyTorch. Здесь "
+                               "zero_grad(), loss.backward() и step() вызывают без аргументов: граф строится заново "
+                               "на каждом шаге, и хранить его не нужно") from None
         raise
     count = spy.events.count
     if count("forward") == 0:
@@ -112,16 +115,21 @@ def check_training_loop(candidate):
 
 
 def _numbers(out):
-    """Список (кортеж, массив) чисел loss -> массив float; тензоры и прочее — подсказкой."""
+    """Список (кортеж, массив) чисел loss -> массив float; тензоры, методы без скобок и прочее — подсказкой."""
     if isinstance(out, Tensor) or (isinstance(out, (list, tuple)) and any(isinstance(x, Tensor) for x in out)):
         raise Wrong("в списке лежат тензоры, а нужны числа: добавляйте loss.item() — иначе список держит "
                     "в памяти весь граф каждого шага")
+    if isinstance(out, (list, tuple)) and any(callable(x) for x in out):
+        raise Wrong("в списке функции, а не числа: loss.item без скобок? Нужно loss.item()")
     if not isinstance(out, (list, tuple, np.ndarray)):
         raise Wrong(f"верните список чисел — loss каждого шага, а пришло {describe(out)}")
     try:
-        return np.asarray(out, dtype=float).ravel()
-    except (TypeError, ValueError):
-        raise Wrong(f"верните список чисел — loss каждого шага, а в списке не только числа: {describe(out)}") from None
+        values = np.asarray(out)
+    except ValueError:
+        values = np.asarray(out, dtype=object)
+    if values.dtype.kind not in "iuf":
+        raise Wrong(f"верните список чисел — loss каждого шага, а в списке не только числа: {arrived(values)}")
+    return values.astype(float).ravel()
 
 
 def _relation_examples():
@@ -152,19 +160,19 @@ def _check_relation_example(candidate, weights):
     t = np.arange(2, T)
     swapped = "previous и first перепутаны местами: сначала вес на предыдущую позицию, потом на первую"
     rows_columns = ("перепутаны строка и столбец: строка — кто смотрит (запрос t), столбец — на кого. "
-                    "Вес «t смотрит на t − 1» — это weights[:, t, t - 1]")
+                    "Вес «t смотрит на {}» — это weights[:, t, {}]")
     # при t = 0 индекс t − 1 = −1 — последний столбец, как в NumPy
     too_early = [(f"считайте по запросам t = 2…T−1, а у вас с t = {start}: при t = 1 предыдущая позиция "
                   "и есть первая, а t = 0 смотрит сам на себя — головы по ним не различить", np.arange(start, T))
                  for start in (0, 1)]
     recognize(previous, reference_previous, [(lambda: reference_first, swapped)] + [
         (lambda wide=wide: weights[:, wide, wide - 1].mean(-1), hint) for hint, wide in too_early] + [
-        (lambda: weights[:, t - 1, t].mean(-1), rows_columns)] + [
+        (lambda: weights[:, t - 1, t].mean(-1), rows_columns.format("t − 1", "t - 1"))] + [
         (lambda: weights[:, t[:-1], t[:-1] + 1].mean(-1), "t + 1 — это следующая позиция, а нужна предыдущая: "
                                                           "weights[:, t, t - 1]")] * (T > 3))
     recognize(first, reference_first, [(lambda: reference_previous, swapped)] + [
         (lambda wide=wide: weights[:, wide, 0].mean(-1), hint) for hint, wide in too_early] + [
-        (lambda: weights[:, 0, t].mean(-1), rows_columns)])
+        (lambda: weights[:, 0, t].mean(-1), rows_columns.format("первую позицию", "0"))])
     expect_close(previous, reference_previous, f"{where}: previous неверный — средний по t = 2…T−1 вес "
                                                "weights[:, t, t - 1]")
     expect_close(first, reference_first, f"{where}: first неверный — средний по t = 2…T−1 вес weights[:, t, 0]")

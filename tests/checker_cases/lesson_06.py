@@ -63,7 +63,7 @@ CASES = [
     (check_split_heads, lambda x, h: None, "return", "no-return"),
     (check_split_heads, split_float_d_head, "делите через //", "float-d_head"),
     (check_split_heads, split_torch_view, "reshape", "torch-view"),
-    (check_split_heads, lambda x, h: list(np.split(x, h, axis=-1)), "ожидалась форма", "list-of-heads"),
+    (check_split_heads, lambda x, h: list(np.split(x, h, axis=-1)), "np.stack(головы, axis=1)", "list-of-heads"),
     (check_split_heads, lambda x, h: x.reshape(*x.shape[:2], h, -1).transpose(0, 2, 1), "transpose", "transpose-3-axes"),
     # ---- разрезать на головы: верные
     (check_split_heads, split_heads, None, "reshape-transpose"),
@@ -87,7 +87,7 @@ CASES = [
     (check_merge_heads, lambda x: x.permute(0, 2, 1, 3).reshape(x.shape[0], x.shape[2], -1), ".transpose", "torch-permute"),
     (check_merge_heads, lambda x: x.transpose(0, 2, 1, 3).reshape(x.shape[0], x.shape[2], x.shape[1] * x.shape[3] / 1),
      "делите через //", "float-D"),
-    (check_merge_heads, lambda x: np.hstack(list(x.swapaxes(0, 1))), "форма", "hstack"),
+    (check_merge_heads, lambda x: np.hstack(list(x.swapaxes(0, 1))), "по оси токенов", "hstack"),
     # ---- склеить обратно: верные
     (check_merge_heads, merge_heads, None, "transpose-reshape"),
     (check_merge_heads, lambda x: np.concatenate(list(x.swapaxes(0, 1)), axis=-1), None, "concatenate"),
