@@ -143,9 +143,15 @@ def _inputs(candidate, args):
     return ", ".join(f"{name} {describe(arg)}" for name, arg in zip(names, args))
 
 
-def expect_shape(out, shape, what="результат"):
+def expect_numbers(out, what="результат", shape=None):
+    """Пришли числа (массив), а не текст, функция, словарь или несколько значений — до подсказок по форме."""
     if not isinstance(out, np.ndarray) or out.dtype.kind not in "biuf":
-        raise Wrong(f"{what}: ожидался массив чисел формы {tuple(shape)}, а пришло {arrived(out)}")
+        expected = "массив чисел" + ("" if shape is None else f" формы {tuple(shape)}")
+        raise Wrong(f"{what}: ожидался {expected}, а пришло {arrived(out)}")
+
+
+def expect_shape(out, shape, what="результат"):
+    expect_numbers(out, what, shape)
     if out.shape != tuple(shape):
         raise Wrong(f"{what}: ожидалась форма {tuple(shape)}, а получилась {out.shape}")
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import (Crashed, Wrong, call, checker, expect_close, expect_finite, expect_shape,
-                                           recognize, tolerance)
+from course_lib.exercises._checker import (Crashed, Wrong, call, checker, expect_close, expect_finite, expect_numbers,
+                                           expect_shape, recognize, tolerance)
 from course_lib.exercises._softmax import naive_softmax, stable_softmax
 from course_lib.functional import softmax
 from course_lib.nn import MultiHeadAttention
@@ -78,7 +78,8 @@ def check_causal_weights(candidate):
                 raise Wrong(f"{crash}. {where[0].upper()}{where[1:]} длина — последняя ось: T = scores.shape[-1], "
                             "а маска (T, T) сама растянется на первые оси") from None
             raise
-        if isinstance(out, np.ndarray) and out.ndim and out.shape != scores.shape:
+        expect_numbers(out, where, scores.shape)
+        if out.ndim and out.shape != scores.shape:
             raise Wrong(f"{where}: ожидалась форма {scores.shape}, а получилась {out.shape}. Веса той же формы, "
                         "что оценки: берите T = scores.shape[-1], маска (T, T) сама растянется на первые оси")
         expect_shape(out, scores.shape, where)
@@ -118,8 +119,7 @@ def check_padding_mask(candidate):
             raise Wrong(f"{crash}. Позиции np.arange(T) — форма ({T},), длины — ({N},): чтобы сравнить каждую "
                         f"позицию с каждой длиной, поставьте длины столбцом, lengths[:, None] -> ({N}, 1)") from None
         reference = (np.arange(T) < lengths[:, None])[:, None, None, :]      # (N, 1, 1, T)
-        if isinstance(mask, tuple) or mask.dtype.kind not in "biuf":
-            expect_shape(mask, reference.shape, f"{where}: маска")
+        expect_numbers(mask, f"{where}: маска", reference.shape)
         if mask.dtype != bool:
             raise Wrong(f"маска должна быть булевой (dtype bool), а пришёл {mask.dtype}: сравнение `<` даёт bool сразу")
         if mask.shape == (N, T) and T > 1:

@@ -61,6 +61,8 @@ def check_online_softmax_step(candidate):
         raise Wrong(f"{crash}. Формы: m и l — (T_q, 1) = {m.shape}, по числу на запрос; acc — (T_q, d_v) = "
                     f"{acc.shape}; scores — (T_q, B) = {scores.shape}. Максимум и сумму блока берите с "
                     "keepdims=True") from None
+    if m_out.shape == acc.shape != m.shape and acc_out.shape == m.shape:
+        raise Wrong("значения в обратном порядке: сначала m, потом l, потом acc — `return m_new, l_new, acc_new`")
     tol = _online_tolerance(scores, values)
     _m_hint(m_out, m, scores, right_m, tol)
     expect_shape(l_out, l.shape, "l")
@@ -140,6 +142,9 @@ def check_kv_step(candidate):
                         "axis=-2") from None
         keys, values = (np.concatenate([k_cache, k_new], axis=-2).astype(float),
                         np.concatenate([v_cache, v_new], axis=-2).astype(float))
+        if k_out.shape == values.shape != keys.shape and v_out.shape == keys.shape:
+            raise Wrong(f"{where}: кэши перепутаны местами: сначала context, потом ключи, потом значения — "
+                        "`return context, k_cache, v_cache`")
         if k_out.shape != keys.shape:
             raise Wrong(f"{where}: кэш ключей должен стать формы {keys.shape}, а стал {k_out.shape}. "
                         "Новый токен — новая строка: np.concatenate([k_cache, k_new], axis=-2)")

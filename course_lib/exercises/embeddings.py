@@ -4,7 +4,8 @@ import re
 
 import numpy as np
 
-from course_lib.exercises._checker import Crashed, Wrong, call, checker, expect_close, expect_shape, recognize
+from course_lib.exercises._checker import (Crashed, Wrong, call, checker, expect_close, expect_numbers, expect_shape,
+                                           recognize)
 from course_lib.exercises._errors import describe
 
 
@@ -48,6 +49,7 @@ def check_cosine(candidate):
                 (*rng.normal(size=(2, 50)).astype(np.float32), "для векторов длины 50 во float32")]
     for x, y, where in examples:
         out = call(candidate, x.copy(), y.copy())
+        expect_numbers(out, where, ())
         if out.shape != ():
             if out.size == 1:
                 out = out.reshape(())
@@ -91,6 +93,7 @@ def check_one_hot_lookup(candidate):
             if crash.kind in ("matmul", "index"):
                 raise _one_hot_crash(crash, T, V, dim) from None
             raise
+        expect_numbers(out, where, (T, dim))
         if out.shape == (T, V) and dim != V:
             raise Wrong(f"{where}: вышла форма {out.shape} — это сама матрица one-hot (T, V); "
                         "умножьте её на таблицу: one_hot @ weight")

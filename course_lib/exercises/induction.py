@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import Crashed, Wrong, call, checker, expect_close, expect_shape, recognize, tolerance
+from course_lib.exercises._checker import (Crashed, Wrong, call, checker, expect_close, expect_numbers, expect_shape,
+                                           recognize, tolerance)
 from course_lib.exercises._errors import describe
 from course_lib.functional import causal_mask, softmax
 from course_lib.nn import LayerNorm
@@ -37,6 +38,7 @@ def check_prefix_matching(candidate):
             raise
         right = prefix_matching_scores(weights)
         q = np.arange(L + 1, 2 * L + 1)
+        expect_numbers(out, where.rstrip(": "), (h,))
         if out.shape == ():
             raise Wrong(f"{where}нужно по числу на каждую голову, форма (h,) = ({h},): усредняйте по запросам (axis=-1)")
         expect_shape(out, (h,), where.rstrip(": "))
@@ -92,8 +94,7 @@ def check_previous_token_head(candidate):
         target = next(where for where, kind in kinds.items() if kind == "prev")
         where = f"при весах формы {weights.shape}: "
         out = call(candidate, weights.copy())
-        if isinstance(out, tuple):
-            raise Wrong(f"{where}нужна пара целых (layer, head), а пришло несколько значений разной формы")
+        expect_numbers(out, f"{where}нужна пара целых (layer, head)", (2,))
         if out.shape == (layers, h):
             raise Wrong(f"{where}вернулись оценки всех голов {out.shape}, а нужна пара (layer, head) — "
                         "номера самой большой: np.unravel_index(np.argmax(score), score.shape)")
@@ -163,6 +164,9 @@ def check_layer_norm(candidate):
              "без eps: у токена из одинаковых чисел дисперсия 0 — деление на ноль, а у мелких токенов ответ "
              "заметно другой. eps — под корнем: np.sqrt(var + eps)"),
             (lambda: (x - mean) / (var + 1e-5) * weight + bias, "поделили на дисперсию, а нужно на корень из неё"),
+            (lambda: (x - x.mean()) / np.sqrt(x.var() + 1e-5) * weight + bias,
+             "среднее и дисперсия взяты по всему массиву сразу, а нужны по последней оси — по числам одного токена: "
+             "x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)"),
         ], where, tol)
         if not np.isfinite(out).all():
             raise Wrong(f"{where}в ответе nan или inf: у токена из одинаковых чисел дисперсия 0 — eps под корнем спасает")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_shape, recognize
+from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_numbers, expect_shape, recognize
 from course_lib.nn import MultiHeadAttention
 from course_lib.rng import temporary_seed
 
@@ -40,7 +40,8 @@ def check_split_heads(candidate):
         if out.shape == (N, T, h, d_head) and T != h:
             raise Wrong(f"форма {out.shape} — это (N, T, h, d_head): ось голов надо вынести вперёд, "
                         "transpose(0, 2, 1, 3) -> (N, h, T, d_head)")
-        if isinstance(out, np.ndarray) and out.shape == (h, N, T, d_head) and h != N:
+        expect_numbers(out, f"для x {x.shape} и h = {h}", (N, h, T, d_head))
+        if out.shape == (h, N, T, d_head) and h != N:
             raise Wrong(f"форма {out.shape} — это (h, N, T, d_head): ось голов должна стоять после батча. "
                         "Если головы собраны списком — np.stack(головы, axis=1)")
         expect_shape(out, (N, h, T, d_head), f"для x {x.shape} и h = {h} (N, T, D = x.shape; d_head = D // h)")
@@ -68,7 +69,8 @@ def check_merge_heads(candidate):
         if out.shape == (N, h, T * d_head) and h != T:
             raise Wrong(f"форма {out.shape}: склеились токены одной головы, а надо головы одного токена. "
                         "Сначала transpose(0, 2, 1, 3) -> (N, T, h, d_head), потом reshape(N, T, h·d_head)")
-        if isinstance(out, np.ndarray) and out.shape == (N, h * T, d_head) and h > 1:
+        expect_numbers(out, f"для голов формы {heads.shape}", (N, T, D))
+        if out.shape == (N, h * T, d_head) and h > 1:
             raise Wrong(f"форма {out.shape} = (N, h·T, d_head): головы склеены по оси токенов, а нужно по последней "
                         "оси — числа голов одного токена подряд: np.concatenate(головы, axis=-1)")
         expect_shape(out, (N, T, D), f"для голов формы {heads.shape} (N, h, T, d_head = x.shape)")

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import Wrong, arrived, call, checker, expect_close, expect_shape, recognize, tolerance
+from course_lib.exercises._checker import (Wrong, arrived, call, checker, expect_close, expect_shape, recognize,
+                                           tolerance)
 from course_lib.functional import scaled_dot_product_attention
 from course_lib.nn.positional import sinusoidal_encoding
 

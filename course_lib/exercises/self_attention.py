@@ -3,7 +3,7 @@
 import numpy as np
 
 from course_lib.exercises._checker import (Crashed, Wrong, attention_scale, call, checker, expect_close, expect_finite,
-                                           expect_shape, recognize, tolerance)
+                                           expect_numbers, expect_shape, recognize, tolerance)
 from course_lib.exercises._softmax import naive_softmax
 from course_lib.functional import scaled_dot_product_attention, softmax
 
@@ -105,6 +105,7 @@ def check_self_attention(candidate):
                         f"V = X @ W_v — ({T}, {d_v}), оценки Q @ K.T — ({T}, {T}), context — ({T}, {d_v})") from None
         if isinstance(out, tuple):
             raise Wrong("верните только context (T, d_v) — без весов")
+        expect_numbers(out, f"{where}: context", (T, d_v))
         if out.shape == (T, d_model) and T > 1:
             raise Wrong(f"форма ({T}, {d_model}) = (T, d_model): похоже, вы смешали строки X, "
                         "а нужно значения V = X @ W_v")

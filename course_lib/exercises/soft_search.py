@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 from course_lib.exercises._checker import (Crashed, Wrong, attention_scale, call, checker, expect_close, expect_finite,
-                                           recognize, tolerance)
+                                           expect_numbers, recognize, tolerance)
 from course_lib.exercises._softmax import naive_softmax
 from course_lib.functional import softmax
 
@@ -18,7 +18,8 @@ def reference(q, K, V):
 
 def _diagnose_shape(out, T, d_v, where):
     """Подсказка по форме: чаще всего возвращают веса или невзвешенную сумму не по той оси."""
-    if out.shape == (d_v,) and out.dtype.kind in "biuf":
+    expect_numbers(out, where, (d_v,))
+    if out.shape == (d_v,):
         return
     if out.shape == (T,) and T != d_v:
         raise Wrong(f"{where}: вернулся вектор длины T = {T} — похоже, это веса. "

@@ -5,7 +5,8 @@ import re
 import numpy as np
 
 from course_lib.autograd.tensor import Tensor
-from course_lib.exercises._checker import Crashed, Wrong, arrived, call, checker, expect_close, expect_shape, recognize
+from course_lib.exercises._checker import (Crashed, Wrong, arrived, call, checker, expect_close, expect_numbers,
+                                           expect_shape, recognize)
 from course_lib.exercises._errors import describe
 from course_lib.exercises._softmax import naive_softmax
 from course_lib.props.evaluation import bank_report, relation_scores
@@ -152,6 +153,8 @@ def _check_relation_example(candidate, weights):
     where = f"для весов ({h}, {T}, {T})" + ("" if (h, T) == (2, 6) else " (T и h берите из weights.shape)")
     previous, first = call(candidate, weights.copy(), parts=("previous", "first"))
     reference_previous, reference_first = relation_scores(weights)
+    expect_numbers(previous, f"{where}: previous", (h,))
+    expect_numbers(first, f"{where}: first", (h,))
     if (previous.shape == () or first.shape == ()) and h > 1:
         raise Wrong(f"нужно по числу на каждую голову: previous и first формы (h,) = ({h},). "
                     "Усредняйте по запросам t (axis=-1), а не по всему сразу")
