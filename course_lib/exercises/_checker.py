@@ -159,7 +159,7 @@ def expect_shape(out, shape, what="результат"):
 def arrived(out):
     """Что пришло вместо массива чисел — словами: «текст (строка)», «(функция) — метод без скобок?», …."""
     if isinstance(out, tuple):
-        return f"несколько значений ({len(out)}) — верните одно"
+        return f"несколько значений разной формы ({len(out)})"
     if out.dtype.kind in "US":
         return "текст (строка)"
     if out.dtype.kind == "O" and out.ndim == 0:

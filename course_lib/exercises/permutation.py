@@ -93,7 +93,11 @@ def _scalar(out):
         raise Wrong(f"ожидалось одно число — наибольшее расхождение, а пришло {arrived(out)}")
     if out.size != 1:
         raise Wrong(f"ожидалось одно число, а пришёл массив формы {out.shape}: возьмите .max() от модуля разности")
-    return float(out.reshape(-1)[0])
+    gap = float(out.reshape(-1)[0])
+    if not np.isfinite(gap):
+        raise Wrong(f"вышло {gap}, а наибольшее расхождение — конечное число ≥ 0: проверьте, не делите ли вы на ноль "
+                    "и не берёте ли максимум пустого массива")
+    return gap
 
 
 GENERIC = "Посчитайте f от переставленного входа X[order] и сравните с переставленным выходом f(X)[order]."

@@ -84,6 +84,8 @@ CASES = [
      "with-flag"),
     (check_equivariance_gap, lambda f, X, order: float(np.abs(f(X[order]) - f(X)[order]).sum()), "Посчитайте f",
      "sum"),
+    (check_equivariance_gap, lambda f, X, order: gap(f, X, order) / np.abs(f(X) - f(X)).max(), "не делите ли вы на ноль",
+     "divided-by-zero"),
     # ---- расхождение эквивариантности: верные
     (check_equivariance_gap, gap, None, "abs-max"),
     (check_equivariance_gap, gap_loop, None, "loops"),
