@@ -74,6 +74,8 @@ def check_online_softmax_step(candidate):
                                 "на exp(m_old − m_new)"),
         (lambda: l * np.exp(right_m - m) + block_sum, "поправка перевёрнута: нужна exp(m_old − m_new), она ≤ 1, "
                                                       "а у вас exp(m_new − m_old)"),
+        (lambda: l * np.exp(m - right_m) + exp_scores.sum(), "сумма exp взята по всему блоку сразу, а у каждого "
+                                                             "запроса своя: .sum(axis=-1, keepdims=True)"),
         (lambda: l * np.exp(m - right_m) + np.exp(scores).sum(axis=-1, keepdims=True),
          "exp(scores) блока тоже считайте от нового максимума: exp(scores − m_new)"),
     ], "l: ", tol)

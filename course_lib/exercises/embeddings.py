@@ -67,7 +67,8 @@ def _one_hot_crash(crash, T, V, dim):
     """Упала на умножении или индексе — почти всегда это длина one-hot: она должна быть V."""
     sizes = {int(n) for n in re.findall(r"\d+", str(crash.error))}
     if T in sizes and T != V:
-        why = f"а у вас, похоже, T = len(ids) = {T} — столько токенов, а не строк таблицы"
+        why = (f"а у вас, похоже, ось длины T = len(ids) = {T}: one-hot длины T (столько токенов, а не строк таблицы) "
+               "или one-hot транспонирован — его строки должны быть токенами, (T, V)")
     elif dim in sizes and dim != V:
         why = f"а у вас, похоже, dim = weight.shape[1] = {dim}"
     else:

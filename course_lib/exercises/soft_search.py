@@ -10,18 +10,27 @@ from course_lib.exercises._softmax import naive_softmax
 from course_lib.functional import softmax
 
 
+def reference_weights(q, K):
+    """softmax(K q / √d_k): веса одного запроса по T ключам."""
+    return softmax(K @ q / np.sqrt(q.shape[-1]))    # (T, d_k) @ (d_k,) -> (T,)
+
+
 def reference(q, K, V):
     """softmax(K q / √d_k) V — то же, что scaled_dot_product_attention для одного запроса."""
-    scores = K @ q / np.sqrt(q.shape[-1])          # (T, d_k) @ (d_k,) -> (T,)
-    return softmax(scores) @ V                      # (T,) @ (T, d_v) -> (d_v,)
+    return reference_weights(q, K) @ V              # (T,) @ (T, d_v) -> (d_v,)
 
 
-def _diagnose_shape(out, T, d_v, where):
-    """Подсказка по форме: чаще всего возвращают веса или невзвешенную сумму не по той оси."""
+def _diagnose_shape(out, q, K, V, where):
+    """Подсказка по форме: чаще всего возвращают веса или взвешенные значения, сложенные не по той оси."""
+    (T, d_v) = V.shape
     expect_numbers(out, where, (d_v,))
     if out.shape == (d_v,):
         return
     if out.shape == (T,) and T != d_v:
+        weights = reference_weights(*(np.asarray(a, dtype=float) for a in (q, K)))
+        recognize(out, weights, [(lambda: (weights[:, None] * V).sum(axis=1),
+                                  f"значения взвешены, но сложены по оси значений (axis=1), а нужно по оси ключей: "
+                                  f"(weights[:, None] * V).sum(axis=0) или weights @ V, форма ({d_v},)")], f"{where}: ")
         raise Wrong(f"{where}: вернулся вектор длины T = {T} — похоже, это веса. "
                     f"Нужна смесь значений: weights @ V, форма ({d_v},)")
     if out.shape == (T, d_v):
@@ -82,7 +91,7 @@ def check_attend_one(candidate):
                 raise crash.retold(f"веса формы ({T},) и значения V формы ({T}, {d_v}) поэлементно не перемножаются. "
                                    f"Смесь значений — матричное произведение weights @ V, форма ({d_v},)") from None
             raise
-        _diagnose_shape(out, len(K), V.shape[1], where)
+        _diagnose_shape(out, q, K, V, where)
         q64, K64, V64 = (np.asarray(a, dtype=float) for a in (q, K, V))
         right = reference(q64, K64, V64)
         tol = tolerance(scale=attention_scale(q, K, V))

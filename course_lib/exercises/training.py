@@ -37,15 +37,19 @@ class _Spy:
     """Считает, что делал цикл ученика: прямые и обратные проходы, шаги — и в каком состоянии были градиенты."""
 
     def __init__(self, model, data):
-        self.events, self.losses, self.steps_without_grad, self.stale_backwards = [], [], 0, 0
+        self.events, self.losses = [], []
+        self.steps_before_backward = self.steps_without_grad = self.stale_backwards = 0
         self.model, self.data = model, data
         spy = self
 
         class SpyAdam(Adam):
             def step(self):
-                spy.events.append("step")
-                if not spy.has_grads():
+                last = next((event for event in reversed(spy.events) if event in ("forward", "backward")), None)
+                if last != "backward":
+                    spy.steps_before_backward += 1
+                elif not spy.has_grads():
                     spy.steps_without_grad += 1
+                spy.events.append("step")
                 super().step()
 
         self.optimizer = SpyAdam(model.parameters(), lr=0.01)
@@ -93,6 +97,9 @@ def check_training_loop(candidate):
         raise Wrong("loss.backward() ни разу не вызван: без него у параметров нет градиентов, и шагать некуда")
     if count("step") == 0:
         raise Wrong("optimizer.step() ни разу не вызван: градиенты посчитаны, но параметры так и не сдвинулись")
+    if spy.steps_before_backward:
+        raise Wrong(f"optimizer.step() вызван раньше loss.backward(): градиентов этого шага ещё нет, и шаг делается "
+                    f"по пустым (или прошлым) градиентам. Порядок такой: {ORDER}")
     if spy.steps_without_grad:
         raise Wrong(f"optimizer.step() вызван, когда градиентов уже нет: zero_grad() стоит между backward() и step()? "
                     f"Порядок такой: {ORDER}")

@@ -146,6 +146,7 @@ CASES = [
     (check_one_hot_lookup, one_hot_float_V, "делите через //", "float-V"),
     (check_one_hot_lookup, lambda ids, w: np.eye(len(w))[ids] * w, "поэлементная операция", "elementwise"),
     (check_one_hot_lookup, lambda ids, w: np.zeros(len(ids), len(w)) @ w, "np.zeros((T, T))", "zeros-two-args"),
+    (check_one_hot_lookup, lambda ids, w: np.eye(len(w))[ids].T @ w, "one-hot транспонирован", "one-hot-T"),
     # ---- one-hot @ таблица: верные
     (check_one_hot_lookup, one_hot_lookup, None, "eye"),
     (check_one_hot_lookup, one_hot_loop, None, "loop"),

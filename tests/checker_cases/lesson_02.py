@@ -152,6 +152,8 @@ CASES = [
     (check_attend_one, lambda q, K, V: nt.softmax(K @ q / np.sqrt(len(q))) * V, "weights @ V", "weights-times-V"),
     (check_attend_one, lambda q, K, V: nt.softmax(K @ q / np.sqrt(len(q)), dim=-1) @ V, "axis", "torch-dim"),
     (check_attend_one, lambda q, K, V: list(nt.softmax(K @ q / np.sqrt(len(q)))), "похоже, это веса", "weights-list"),
+    (check_attend_one, lambda q, K, V: (nt.softmax(K @ q / np.sqrt(len(q)))[:, None] * V).sum(axis=1), "по оси значений",
+     "summed-over-values"),
     (check_attend_one, lambda q, K, V: attend(q, K, V) + 0.1, "смесь неверная", "offset"),
     (check_attend_one, lambda q, K, V: None, "return", "no-return"),
     (check_attend_one, lambda q, K, V: q @ K, "в умножении матриц", "q-at-K"),

@@ -125,6 +125,7 @@ CASES = [
     (check_training_loop, loop("zfb"), "step() ни разу", "no-step"),
     (check_training_loop, loop("fbzs"), "между backward() и step()", "zero-grad-before-step"),
     (check_training_loop, loop("zfbss"), "один шаг — один step()", "two-steps"),
+    (check_training_loop, loop("zfsb"), "раньше loss.backward()", "step-before-backward"),
     (check_training_loop, loop("zbs", before="f"), "внутри цикла", "forward-once"),
     (check_training_loop, one_step_short, "вызвана 39 раз", "steps-1"),
     (check_training_loop, loop("zfbs", returns="tensors"), "loss.item()", "tensors"),

@@ -49,6 +49,12 @@ def step_float32_list(m, l, acc, scores, values):
     return [m_new, l * correction + block, acc * correction + np.einsum("qk,kv->qv", exp_scores, values)]
 
 
+def l_summed_over_block(m, l, acc, scores, values):
+    """Сумма exp по всему блоку, а не по строке каждого запроса."""
+    m_new, _, acc_new = step(m, l, acc, scores, values)
+    return m_new, l * np.exp(m - m_new) + np.exp(scores - m_new).sum(), acc_new
+
+
 def step_builtin_max(m, l, acc, scores, values):
     m_new = max(m, scores.max(axis=-1, keepdims=True))
     return step(m_new, l, acc, scores, values)
@@ -132,6 +138,9 @@ CASES = [
     (check_online_softmax_step, step_with(correction_rule=lambda m, m_new: np.exp(m_new - m)), "перевёрнута",
      "flipped-correction"),
     (check_online_softmax_step, step_with(exp_rule=lambda s, m_new: np.exp(s)), "от нового максимума", "raw-exp"),
+    (check_online_softmax_step, l_summed_over_block, "по всему блоку сразу", "l-sum-over-block"),
+    (check_online_softmax_step, lambda m, l, acc, s, v: step(np.max(m, s.max(-1, keepdims=True)), l, acc, s, v),
+     "np.maximum(a, b)", "np-max-of-two"),
     (check_online_softmax_step, step_with(acc_rule=lambda a, c, e, v: a + e @ v), "acc тоже", "acc-not-corrected"),
     (check_online_softmax_step, normalized_each_step, "ненормированная сумма", "normalized-each-step"),
     (check_online_softmax_step, lambda m, l, acc, s, v: (m, l), "три значения", "two-values"),
