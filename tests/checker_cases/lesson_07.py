@@ -52,18 +52,6 @@ def comprehension_loop(model, optimizer, loss_fn, steps):
     return np.array([one_step() for _ in range(steps)])
 
 
-def float_loss_loop(model, optimizer, loss_fn, steps):
-    """float(loss) вместо loss.item() — как в PyTorch."""
-    losses = []
-    for _ in range(steps):
-        optimizer.zero_grad()
-        loss = loss_fn(model)
-        loss.backward()
-        optimizer.step()
-        losses.append(float(loss))
-    return losses
-
-
 def grads_set_to_none_loop(model, optimizer, loss_fn, steps):
     """Градиенты стёрты руками, ответ — кортеж."""
     losses = ()
@@ -147,7 +135,7 @@ CASES = [
     (check_training_loop, right_loop, None, "zero-forward-backward-step"),
     (check_training_loop, model_zero_grad_loop, None, "model-zero-grad-at-end"),
     (check_training_loop, comprehension_loop, None, "comprehension-float-array"),
-    (check_training_loop, float_loss_loop, None, "float-of-loss"),
+    (check_training_loop, torch_habits(record=float), None, "float-of-loss"),       # float(loss), как в PyTorch
     (check_training_loop, grads_set_to_none_loop, None, "grads-set-to-none-tuple"),
     (check_training_loop, torch_habits(record=lambda loss: loss.data), None, "zero-dim-arrays"),
 
