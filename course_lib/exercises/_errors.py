@@ -62,7 +62,8 @@ _INTEGER = ("нужно целое число, а пришло дробное (f
 # Имена из PyTorch, которых нет в NumPy: что писать вместо них.
 _TORCH = {"keepdim": "keepdims", "dim": "axis", "masked_fill": "np.where(маска, значение, x)", "view": ".reshape(...)",
           "permute": ".transpose(...)", "unsqueeze": "x[:, None] или np.expand_dims", "size": ".shape",
-          "softmax": "nt.softmax(x)", "matmul": "A @ B", "norm": "np.linalg.norm(x)", "clone": ".copy()", "numpy": "сам массив (он уже NumPy)"}
+          "softmax": "nt.softmax(x)", "matmul": "A @ B", "norm": "np.linalg.norm(x)", "clone": ".copy()",
+          "numpy": "сам массив (он уже NumPy)"}
 
 
 def _attribute(found):
