@@ -155,8 +155,13 @@ def expect_numbers(out, what="результат", shape=None):
 
 def expect_shape(out, shape, what="результат"):
     expect_numbers(out, what, shape)
-    if out.shape != tuple(shape):
-        raise Wrong(f"{what}: ожидалась форма {tuple(shape)}, а получилась {out.shape}")
+    shape = tuple(shape)
+    if out.shape != shape:
+        ones = ""
+        if out.shape and np.squeeze(out).shape == tuple(n for n in shape if n != 1):
+            target = f"({shape[0]})" if len(shape) == 1 else str(shape)
+            ones = f". Похоже, лишняя или недостающая ось длины 1: out.reshape{target}"
+        raise Wrong(f"{what}: ожидалась форма {shape}, а получилась {out.shape}{ones}")
 
 
 def arrived(out):

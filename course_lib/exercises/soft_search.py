@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 from course_lib.exercises._checker import (Crashed, Wrong, attention_scale, call, checker, expect_close, expect_finite,
-                                           expect_numbers, recognize, tolerance)
+                                           expect_numbers, expect_shape, recognize, tolerance)
 from course_lib.exercises._softmax import naive_softmax
 from course_lib.functional import softmax
 
@@ -36,7 +36,7 @@ def _diagnose_shape(out, q, K, V, where):
     if out.shape == (T, d_v):
         raise Wrong(f"{where}: вернулась матрица ({T}, {d_v}): значения взвешены, но не сложены. "
                     f"Сложите их по оси ключей — это и делает weights @ V, форма ({d_v},)")
-    raise Wrong(f"{where}: ожидалась форма ({d_v},) — один вектор-смесь длины d_v, а получилась {out.shape}")
+    expect_shape(out, (d_v,), f"{where}: нужен один вектор-смесь длины d_v")
 
 
 def _mistakes(q, K, V):

@@ -138,6 +138,8 @@ CASES = [
     (check_attend_one, lambda q, K, V: nt.softmax(K @ q / np.sqrt(len(q))), "похоже, это веса", "weights"),
     (check_attend_one, lambda q, K, V: nt.softmax(K @ q / np.sqrt(len(q)))[:, None] * V, "не сложены", "not-summed"),
     (check_attend_one, lambda q, K, V: V[0, :2], "ожидалась форма (3,)", "shape"),
+    (check_attend_one, lambda q, K, V: nt.scaled_dot_product_attention(q[None], K, V)[0], "лишняя или недостающая ось",
+     "extra-axis"),
     (check_attend_one, lambda q, K, V: nt.softmax(K @ q) @ V, "забыли поделить оценки на √d_k", "no-sqrt"),
     (check_attend_one, lambda q, K, V: nt.softmax(K @ q / len(q)) @ V, "поделены на d_k = 4, а нужно на √d_k", "by-d_k"),
     (check_attend_one, lambda q, K, V: nt.softmax(K @ q / np.sqrt(len(K))) @ V, "√T", "by-sqrt-T"),

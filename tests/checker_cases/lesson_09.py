@@ -152,6 +152,7 @@ CASES = [
     (check_prefix_matching, prefix_float_L, "L = (T − 1) // 2", "float-L"),
     (check_prefix_matching, lambda w: prefix_right(w)[:1], "ожидалась форма", "shape"),
     (check_prefix_matching, prefix_range, "np.arange", "range-minus"),
+    (check_prefix_matching, lambda w: prefix_right(w)[:, None], "out.reshape(3)", "extra-axis"),
     (check_prefix_matching, lambda w: max(prefix_right(w), prefix_right(w)), "встроенных max", "builtin-max"),
     (check_prefix_matching, lambda w: prefix_right(w).tolist, "без скобок", "tolist-without-call"),
     # ---- prefix-matching: верные
