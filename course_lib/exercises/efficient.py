@@ -118,6 +118,8 @@ def _context_mistakes(q_new, keys, values, k_cache, v_cache, t):
     blind = [(lambda: sdpa(q_new, k_cache, v_cache),
               "новый токен не видит сам себя: сначала допишите k_new и v_new в кэш, потом считайте внимание")]
     return (blind if t else []) + [
+        (lambda: sdpa(keys[..., -1:, :], keys, values), "запрос — это q_new, а у вас новый ключ k_new: оценки = "
+                                                        "q_new @ k_cacheᵀ / √d_k"),
         (lambda: sdpa(q_new * np.sqrt(3), keys, values), "оценки не поделены на √d_k: q_new @ k_cacheᵀ / √d_k"),
         (lambda: sdpa(q_new / np.sqrt(3), keys, values), "оценки поделены на d_k, а нужно на √d_k"),
         (lambda: values[..., -1:, :], "новый токен смотрит только на себя: context — смесь значений всего кэша, "

@@ -50,6 +50,7 @@ def check_prefix_matching(candidate):
             (lambda: _diagonal(weights, q - L + 1, q), "перепутаны строка и столбец: строка — кто смотрит (запрос q), "
                                                        "столбец — на кого. Нужен weights[:, q, q - L + 1]"),
             (lambda: weights[:, q, q - L + 1].sum(-1), "это сумма, а нужно среднее по запросам: .mean(axis=-1)"),
+            (lambda: weights[:, q, q - L + 1].max(-1), "это максимум, а нужно среднее по запросам: .mean(axis=-1)"),
             (lambda: _diagonal(weights, q - 1, q - L), "запросы сдвинуты на один: вторая копия — позиции L+1…2L "
                                                        "(позиция L — последний токен первой копии)"),
             (lambda: _diagonal(weights, q[:-1], q[:-1] - L + 1), "пропущен последний запрос: q = L+1…2L включительно, "
@@ -61,14 +62,16 @@ def check_prefix_matching(candidate):
 
 def _pattern(kind, T):
     """Веса одной головы (T, T) с причинной маской: «prev» — на t − 1, «bos» — на 0, «self» — 0.9 на себя
-    и 0.1 на t − 1, «two_back» — на t − 2 (при t = 1 — на себя), иначе — поровну на все разрешённые."""
+    и 0.1 на t − 1, «half» — поровну на себя и на t − 1, «two_back» — на t − 2 (при t = 1 — на себя), иначе — поровну
+    на все разрешённые."""
     t = np.arange(T)
     if kind == "uniform":
         return causal_mask(T) / np.arange(1, T + 1)[:, None]
     weights = np.zeros((T, T))
-    if kind == "self":
-        weights[t, t] = 0.9
-        weights[t[1:], t[1:] - 1] = 0.1
+    if kind in ("self", "half"):
+        on_self = 0.9 if kind == "self" else 0.5
+        weights[t, t] = on_self
+        weights[t[1:], t[1:] - 1] = 1 - on_self
         weights[0, 0] = 1.0
         return weights
     key = {"prev": t - 1, "bos": 0 * t, "two_back": np.where(t == 1, 1, t - 2)}[kind]
@@ -77,11 +80,12 @@ def _pattern(kind, T):
 
 
 # (layers, h, T, какая голова какая); голова предыдущего токена — «prev», остальные — ловушки для ошибок:
-# argmin найдёт «two_back», веса на себя — «self», перепутанные строка и столбец (там нули) — голову (0, 0).
+# argmin найдёт «two_back», веса на себя — «self», на первый токен — «bos», перепутанные строка и столбец (там нули)
+# — голову (0, 0), и она у всех «uniform»; лучшая в слое 0 — «half»: так ни одна ловушка не совпадает с другой.
 HEAD_CASES = [
-    (2, 3, 9, {(1, 2): "prev", (0, 0): "bos", (0, 1): "self", (1, 1): "two_back"}),
-    (3, 2, 12, {(0, 1): "prev", (0, 0): "bos", (2, 1): "self", (1, 1): "two_back"}),
-    (1, 4, 6, {(0, 3): "prev", (0, 0): "bos", (0, 1): "self", (0, 2): "two_back"}),
+    (2, 3, 9, {(1, 2): "prev", (1, 0): "bos", (0, 2): "self", (1, 1): "two_back", (0, 1): "half"}),
+    (3, 2, 12, {(0, 1): "prev", (2, 0): "bos", (2, 1): "self", (1, 1): "two_back"}),
+    (1, 5, 6, {(0, 3): "prev", (0, 4): "bos", (0, 1): "self", (0, 2): "two_back"}),
 ]
 
 
@@ -112,6 +116,8 @@ def check_previous_token_head(candidate):
             (lambda: tuple(n + 1 for n in target), "номера с единицы, а нужны с нуля, как индексы массива"),
             (lambda: _best(weights[..., t, t]), "вы нашли голову, которая смотрит на себя (t -> t), а нужна t -> t − 1: "
                                                 "weights[..., t, t - 1]"),
+            (lambda: _best(weights[..., t, 0]), "это голова, которая смотрит на первый токен (столбец 0), а нужна "
+                                                "t -> t − 1: weights[..., t, t - 1]"),
             (lambda: _best(weights[..., t - 1, t]), "перепутаны строка и столбец: строка — кто смотрит (t), столбец — "
                                                     "на кого (t − 1); weights[..., t - 1, t] над диагональю — там нули"),
             (lambda: _best(-previous_token_scores(weights)), "это голова с наименьшим весом на предыдущий токен: "
@@ -156,6 +162,8 @@ def check_layer_norm(candidate):
             (lambda: (x - x.mean(0, keepdims=True)) / np.sqrt(x.var(0, keepdims=True) + 1e-5) * weight + bias,
              "нормировка по оси 0 (по токенам), а нужна по последней оси — по числам одного токена: axis=-1"),
             (lambda: (x - mean) / np.sqrt(var + 1e-5), "забыли масштаб и сдвиг: в конце * weight + bias"),
+            (lambda: (x - mean) / np.sqrt(var + 1e-5) * bias + weight, "weight и bias перепутаны: на weight "
+                                                                       "умножают (масштаб), bias прибавляют (сдвиг)"),
             (lambda: (x - mean) / np.sqrt(var + 1e-5) * weight, "забыли сдвиг: в конце + bias"),
             (lambda: x / np.sqrt(var + 1e-5) * weight + bias, "не вычли среднее: сначала x − mean"),
             (lambda: (x - mean) / (np.sqrt(var) + 1e-5) * weight + bias,

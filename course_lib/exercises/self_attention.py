@@ -123,7 +123,12 @@ def check_self_attention(candidate):
         mistakes = [(lambda make=make: make() @ V, hint)
                     for make, hint in _weight_mistakes(Q, K, {"d_model": d_model, "T": T, "d_v": d_v})]
         recognize(out, right, [(lambda: scaled_dot_product_attention(K, Q, V)[0],
-                                "запросы и ключи перепутаны: Q = X @ W_q, K = X @ W_k, оценки = Q @ K.T")] + mistakes,
+                                "запросы и ключи перепутаны: Q = X @ W_q, K = X @ W_k, оценки = Q @ K.T"),
+                               (lambda: scaled_dot_product_attention(Q, Q, V)[0],
+                                "ключи посчитаны через W_q, а нужно K = X @ W_k: у запросов и ключей свои веса"),
+                               (lambda: scaled_dot_product_attention(K, K, V)[0],
+                                "запросы посчитаны через W_k, а нужно Q = X @ W_q: у запросов и ключей свои веса"),
+                               ] + mistakes,
                   f"{where}: ", tol)
         expect_finite(out, f"{where}: {STABLE}")
         expect_close(out, right, f"{where}: context неверный — Q, K, V = X @ W_q, X @ W_k, X @ W_v; "

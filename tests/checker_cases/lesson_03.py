@@ -119,6 +119,8 @@ CASES = [
     (check_self_attention, lambda X, W_q, W_k, W_v: attention(X @ W_k, X @ W_q, X @ W_v)[0], "запросы и ключи перепутаны",
      "QK-swapped"),
     (check_self_attention, layer(lambda Q, K, X: softmax_rows(Q @ K.T)), "забыли поделить", "no-sqrt"),
+    (check_self_attention, lambda X, W_q, W_k, W_v: attention(X @ W_q, X @ W_q, X @ W_v)[0], "ключи посчитаны через W_q",
+     "K-from-W_q"),
     (check_self_attention, layer(lambda Q, K, X: softmax_rows(Q @ K.T / np.sqrt(X.shape[1]))), "√d_model",
      "by-sqrt-d_model"),
     (check_self_attention, layer(lambda Q, K, X: softmax_rows(Q @ K.T / np.sqrt(len(X)))), "√T", "by-sqrt-T"),

@@ -171,6 +171,7 @@ CASES = [
     (check_kv_step, lambda *a: kv(*a, scale=1 / np.sqrt(a[2].shape[-1])), "на d_k, а нужно на √d_k", "by-d_k"),
     (check_kv_step, lambda *a: (a[4],) + kv(*a)[1:], "только на себя", "only-self"),
     (check_kv_step, kv_queries_axis, "по оси запросов", "softmax-over-queries"),
+    (check_kv_step, lambda k, v, q, kn, vn: kv(k, v, kn, kn, vn), "новый ключ k_new", "k_new-as-query"),
     (check_kv_step, lambda *a: (a[2], a[0]), "три значения", "two-values"),
     (check_kv_step, lambda *a: None, "return", "no-return"),
     (check_kv_step, kv_concatenate_without_list, "np.concatenate([a, b]", "concatenate-without-list"),

@@ -18,7 +18,7 @@ def prefix(key_shift, queries=lambda L, q: q, reduce="mean"):
         L, q = second_copy(weights)
         q = queries(L, q)
         picked = weights[:, q, q - L + key_shift(L)]
-        return picked.sum(-1) if reduce == "sum" else picked.mean(-1)
+        return getattr(picked, reduce)(-1)
     return my_prefix_matching
 
 
@@ -149,6 +149,7 @@ CASES = [
     (check_prefix_matching, prefix(lambda L: 1, queries=lambda L, q: q - 1), "запросы сдвинуты на один", "queries-from-L"),
     (check_prefix_matching, prefix(lambda L: 1, queries=lambda L, q: q[:-1]), "пропущен последний запрос", "no-last"),
     (check_prefix_matching, lambda w: prefix_right(w).mean(), "по числу на каждую голову", "scalar"),
+    (check_prefix_matching, prefix(lambda L: 1, reduce="max"), "это максимум", "max"),
     (check_prefix_matching, prefix_float_L, "L = (T − 1) // 2", "float-L"),
     (check_prefix_matching, lambda w: prefix_right(w)[:1], "ожидалась форма", "shape"),
     (check_prefix_matching, prefix_range, "np.arange", "range-minus"),
@@ -170,6 +171,7 @@ CASES = [
     (check_previous_token_head, lambda w: best(w[..., np.arange(T := w.shape[-1])[:-1], np.arange(T)[1:]].mean(-1)),
      "перепутаны строка и столбец", "row-column"),
     (check_previous_token_head, lambda w: best(previous_score(w), pick=np.argmin), "argmax, а не argmin", "argmin"),
+    (check_previous_token_head, lambda w: best(w[..., 1:, 0].mean(-1)), "на первый токен", "first-token-head"),
     (check_previous_token_head, lambda w: int(np.argmax(previous_score(w))), "np.unravel_index", "flat-index"),
     (check_previous_token_head, previous_score, "оценки всех голов", "scores"),
     (check_previous_token_head, lambda w: best(previous_score(w)[:1]), "больше всех на предыдущий токен", "layer-0-only"),
@@ -192,6 +194,7 @@ CASES = [
     (check_layer_norm, lambda x, w, b, eps=1e-5: (x - x.mean(0)) / np.sqrt(x.var(0) + eps) * w + b, "axis=-1", "axis-0"),
     (check_layer_norm, norm_with(affine=lambda y, w, b: y), "масштаб и сдвиг", "no-affine"),
     (check_layer_norm, norm_with(affine=lambda y, w, b: y * w), "забыли сдвиг", "no-bias"),
+    (check_layer_norm, norm_with(affine=lambda y, w, b: y * b + w), "перепутаны", "weight-bias-swapped"),
     (check_layer_norm, norm_with(center=False), "не вычли среднее", "no-center"),
     (check_layer_norm, norm_with(root=lambda v, eps: np.sqrt(v) + eps), "под корнем", "eps-outside"),
     (check_layer_norm, norm_with(root=lambda v, eps: np.sqrt(v)), "без eps", "no-eps"),
