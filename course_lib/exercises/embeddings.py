@@ -161,7 +161,8 @@ NEAREST_EXAMPLES = [  # (слово, k, верный ответ)
 def check_nearest(candidate):
     """candidate(word, vocab, vectors, k) -> k ближайших к word слов по косинусу, без самого word."""
     vocab = ["банк", "деньги", "кредит", "река", "лодка"]
-    vectors = np.array([[1.0, 1.0], [9.0, 6.0], [0.9, 1.0], [-1.0, 2.0], [-2.0, 1.0]])
+    # «кредит» — короткий вектор почти по «банку»: по скалярному произведению его обгоняет и «река»
+    vectors = np.array([[1.0, 1.0], [9.0, 6.0], [0.45, 0.5], [-1.0, 2.0], [-2.0, 1.0]])
     for word, k, right in NEAREST_EXAMPLES:
         where = f"для «{word}» и k = {k}"
         out = _as_words(call(candidate, word, list(vocab), vectors.copy(), k), vocab)
@@ -170,5 +171,7 @@ def check_nearest(candidate):
         recognize(out, right, _nearest_mistakes(word, vocab, vectors, k), f"{where}: ")
         if len(out) != k:
             raise Wrong(f"{where}: нужно ровно k = {k} слов(а), а пришло {len(out)}: {out}")
+        if sorted(out) == sorted(right):
+            raise Wrong(f"{where}: слова те, но порядок не тот: {out}. Ближайший — первым, по убыванию косинуса")
         raise Wrong(f"{where}: ожидались {right}, а пришло {out}")
     return "соседи найдены: косинус, по убыванию, без самого слова"

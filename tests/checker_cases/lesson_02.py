@@ -119,6 +119,7 @@ CASES = [
     (check_softmax, lambda s: s.exp() / s.exp().sum(-1, keepdims=True), "np.exp", "exp-method"),
     (check_softmax, lambda s: stable_softmax(s).tolist, "функция", "tolist-without-call"),
     (check_softmax, lambda s: naive_softmax(s, axis=0), "столбцы", "axis0-naive"),
+    (check_softmax, lambda s: np.log(softmax(s)), "log-softmax", "log-softmax"),
     (check_softmax, lambda s: str(softmax(s)), "текст", "string"),
     # ---- softmax: верные
     (check_softmax, softmax, None, "max-keepdims"),
