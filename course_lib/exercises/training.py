@@ -175,11 +175,12 @@ def _check_relation_example(candidate, weights):
     too_early = [(f"считайте по запросам t = 2…T−1, а у вас с t = {start}: при t = 1 предыдущая позиция "
                   "и есть первая, а t = 0 смотрит сам на себя — головы по ним не различить", np.arange(start, T))
                  for start in (0, 1)]
+    # при T = 3 запрос один (t = 2), и «следующей позиции» t + 1 у него нет
+    following = [(lambda: weights[:, t[:-1], t[:-1] + 1].mean(-1),
+                  "t + 1 — это следующая позиция, а нужна предыдущая: weights[:, t, t - 1]")] if T > 3 else []
     recognize(previous, reference_previous, [(lambda: reference_first, swapped)] + [
         (lambda wide=wide: weights[:, wide, wide - 1].mean(-1), hint) for hint, wide in too_early] + [
-        (lambda: weights[:, t - 1, t].mean(-1), rows_columns.format("t − 1", "t - 1"))] + [
-        (lambda: weights[:, t[:-1], t[:-1] + 1].mean(-1), "t + 1 — это следующая позиция, а нужна предыдущая: "
-                                                          "weights[:, t, t - 1]")] * (T > 3))
+        (lambda: weights[:, t - 1, t].mean(-1), rows_columns.format("t − 1", "t - 1"))] + following)
     recognize(first, reference_first, [(lambda: reference_previous, swapped)] + [
         (lambda wide=wide: weights[:, wide, 0].mean(-1), hint) for hint, wide in too_early] + [
         (lambda: weights[:, 0, t].mean(-1), rows_columns.format("первую позицию", "0"))])
