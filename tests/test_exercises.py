@@ -9,22 +9,25 @@ tests/checker_cases/lesson_09.py со списком
         (check_x, right_answer, None, "id"),                # ✅
     ]
 
-У каждой проверки из `course_lib.exercises.__all__` должно быть не меньше 4 неверных ответов
-и 2 верных, записанных по-разному (циклы, float32, другие функции NumPy) — это тоже проверяется.
-Заготовка с `raise NotImplementedError` для каждой проверки даёт ⏳, а не исключение.
+У каждой проверки из `course_lib.exercises.__all__` должно быть не меньше 8 неверных ответов
+и 5 верных, записанных по-разному (списки и кортежи, циклы, float32 в другом порядке, Tensor, другие
+функции NumPy) — это тоже проверяется. Подсказка к неверному ответу — по-русски, без английского текста
+ошибки Python. Заготовка с `raise NotImplementedError` даёт ⏳, а ответ любого типа и любое исключение
+в коде ученика — русский вердикт ❌, а не падение проверки.
 """
 
 import importlib
 import pkgutil
 from collections import Counter
 
+import numpy as np
 import pytest
 
 import checker_cases
 import course_lib.exercises as exercises
 from course_lib.exercises._checker import UNREADABLE
 
-from checker_asserts import assert_not_solved
+from checker_asserts import assert_not_solved, assert_russian
 
 CHECKERS = {name: getattr(exercises, name) for name in exercises.__all__ if name.startswith("check_")}
 CASES = [case for info in pkgutil.iter_modules(checker_cases.__path__) if info.name.startswith("lesson_")
@@ -49,6 +52,40 @@ def test_checker_table(check, candidate, fragment, capsys):
     assert fragment in result.message, result.message
     assert not any(raw in result.message for raw in RAW_NUMPY), result.message
     assert UNREADABLE.split("(")[0] not in result.message, result.message
+    assert_russian(result.message)
+
+
+# Ответы, которых проверка не ждёт: у каждой проверки на любой из них — русский вердикт ❌.
+ODD_ANSWERS = {"text": "ответ", "dict": {"ответ": 1.0}, "function": print, "nones": [None, None],
+               "generator": (x for x in ()), "object": object(), "nan": float("nan"), "words": np.array(["а", "б"])}
+
+
+@pytest.mark.parametrize("answer", ODD_ANSWERS, ids=ODD_ANSWERS)
+@pytest.mark.parametrize("name", CHECKERS)
+def test_any_answer_gets_a_russian_verdict(name, answer, capsys):
+    result = CHECKERS[name](lambda *args: ODD_ANSWERS[answer])
+    assert not result.passed and result.solved and result.message.startswith("❌"), result.message
+    assert UNREADABLE.split("(")[0] not in result.message, result.message
+    assert_russian(result.message)
+
+
+def _raises(error):
+    def candidate(*args):
+        raise error
+    return candidate
+
+
+ERRORS = {"KeyError": KeyError("word"), "RuntimeError": RuntimeError("something went wrong in the loop"),
+          "AssertionError": AssertionError("shapes are not equal"), "StopIteration": StopIteration()}
+
+
+@pytest.mark.parametrize("error", ERRORS)
+@pytest.mark.parametrize("name", CHECKERS)
+def test_a_crash_is_told_in_russian_and_named(name, error, capsys):
+    result = CHECKERS[name](_raises(ERRORS[error]))
+    assert not result.passed and result.solved and "функция упала" in result.message, result.message
+    assert error in result.message, f"вердикт должен назвать исключение {error}: {result.message}"
+    assert_russian(result.message)
 
 
 @pytest.mark.parametrize("check", CHECKERS.values(), ids=CHECKERS.keys())
@@ -60,7 +97,7 @@ def test_stub_is_not_solved_and_does_not_raise(check, capsys):
 def test_every_checker_has_enough_wrong_and_right_answers(name):
     wrong = sum(1 for case in CASES if case[0] is CHECKERS[name] and case[2] is not None)
     right = sum(1 for case in CASES if case[0] is CHECKERS[name] and case[2] is None)
-    assert wrong >= 4 and right >= 2, f"{name}: неверных {wrong} (нужно ≥ 4), верных {right} (нужно ≥ 2)"
+    assert wrong >= 8 and right >= 5, f"{name}: неверных {wrong} (нужно ≥ 8), верных {right} (нужно ≥ 5)"
 
 
 def test_case_ids_are_unique():

@@ -5,7 +5,10 @@
 в напечатанный вердикт и возвращает `Result`. Нерешённое упражнение (в нём ещё стоит
 `raise NotImplementedError`) не бросает исключение дальше: урок выполняется целиком.
 Если функция ученика упала, `call` бросает `Crashed` — подсказку со входами и переводом
-ошибки NumPy на русский (`_errors.explain`); проверка может уточнить её по `crash.kind`.
+ошибки NumPy или Python на русский (`_errors.explain`); проверка может уточнить её по `crash.kind`
+(`crash.retold`). Ответ сравнивают с эталоном с допуском `tolerance` — по точности float32 и величине
+чисел в вычислении, а типичную ошибку узнают одним способом — `recognize`: пересчитывают, что вышло бы
+у ошибившегося, и называют ошибку, если ответ с этим совпал.
 """
 
 import functools
@@ -14,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from course_lib.autograd.tensor import Tensor
 from course_lib.exercises._errors import describe, explain
 
 
@@ -22,11 +26,17 @@ class Wrong(Exception):
 
 
 class Crashed(Wrong):
-    """Функция ученика упала. `kind` — что за ошибка ('broadcast', 'matmul', 'index', 'axis', …), `error` — она сама."""
+    """Функция ученика упала. `kind` — что за ошибка ('broadcast', 'matmul', 'index', 'axis', …), `error` — она сама,
+    `inputs` — на каких входах."""
 
-    def __init__(self, message, error, kind):
-        super().__init__(message)
-        self.error, self.kind = error, kind
+    def __init__(self, error, inputs):
+        self.kind, text = explain(error)
+        super().__init__(f"функция упала на входе {inputs}: {text}")
+        self.error, self.inputs = error, inputs
+
+    def retold(self, text):
+        """Та же ошибка, но объяснённая проверкой, которая знает, что тут скорее всего случилось."""
+        return Wrong(f"функция упала на входе {self.inputs}: {type(self.error).__name__} — {text}")
 
 
 class _NotSolved(Exception):
@@ -76,30 +86,53 @@ def checker(check):
     return run
 
 
+def _unwrap(value):
+    """Tensor -> ndarray; остальное как есть."""
+    return value.data if isinstance(value, Tensor) else value
+
+
 def _as_array(out, what):
-    if not isinstance(out, np.ndarray):
-        out = getattr(out, "data", out)             # Tensor -> ndarray
+    out = _unwrap(out)
     try:
         return np.asarray(out)
     except (ValueError, TypeError):
         raise Wrong(f"{what}: ожидался массив чисел, а пришло {describe(out)} — из него не собрать массив") from None
 
 
-def call(candidate, *args):
-    """Вызывает решение ученика; результат — ndarray (Tensor разворачивается), пара — кортеж ndarray."""
+def call(candidate, *args, parts=None, raw=False):
+    """Вызывает решение ученика. Результат — ndarray (Tensor и список чисел разворачиваются); если из кортежа
+    или списка массив не собрать — кортеж ndarray. parts — имена значений, если функция должна вернуть
+    несколько: тогда годится и кортеж, и список такой длины, а результат — кортеж ndarray. raw=True — ответ
+    как есть (его разберёт сама проверка)."""
     try:
         with np.errstate(all="ignore"):
             out = candidate(*args)
     except NotImplementedError:
         raise _NotSolved from None
     except Exception as error:                      # noqa: BLE001 — любую ошибку ученика объясняем словами
-        kind, text = explain(error)
-        raise Crashed(f"функция упала на входе {_inputs(candidate, args)}: {text}", error, kind) from None
+        raise Crashed(error, _inputs(candidate, args)) from None
     if out is None:
         raise Wrong("функция ничего не вернула: не забыли `return`?")
-    if isinstance(out, tuple):
-        return tuple(_as_array(o, f"значение {i + 1} из {len(out)}") for i, o in enumerate(out))
+    if raw:
+        return out
+    if parts is not None:
+        return _parts(out, parts)
+    if isinstance(out, (tuple, list)):
+        try:
+            return np.asarray([_unwrap(o) for o in out])
+        except (ValueError, TypeError):             # разной формы: так возвращают несколько значений
+            return tuple(_as_array(o, f"значение {i + 1} из {len(out)}") for i, o in enumerate(out))
     return _as_array(out, "результат")
+
+
+def _parts(out, names):
+    together = ", ".join(names)
+    if isinstance(out, np.ndarray) and out.ndim > 1 and len(out) == len(names):   # np.stack([a, b]) распакуется так же
+        out = list(out)
+    if not isinstance(out, (tuple, list)) or len(out) != len(names):
+        count = {2: "пару", 3: "три значения"}.get(len(names), f"{len(names)} значений")
+        raise Wrong(f"верните {count} ({together}) через запятую: `return {together}`, а пришло {describe(out)}")
+    return tuple(_as_array(o, name) for o, name in zip(out, names))
 
 
 def _inputs(candidate, args):
@@ -113,11 +146,34 @@ def _inputs(candidate, args):
     return ", ".join(f"{name} {describe(arg)}" for name, arg in zip(names, args))
 
 
-def expect_shape(out, shape, what="результат"):
+def expect_numbers(out, what="результат", shape=None):
+    """Пришли числа (массив), а не текст, функция, словарь или несколько значений — до подсказок по форме."""
     if not isinstance(out, np.ndarray) or out.dtype.kind not in "biuf":
-        raise Wrong(f"{what}: ожидался массив чисел формы {tuple(shape)}, а пришло {describe(out)}")
-    if out.shape != tuple(shape):
-        raise Wrong(f"{what}: ожидалась форма {tuple(shape)}, а получилась {out.shape}")
+        expected = "массив чисел" + ("" if shape is None else f" формы {tuple(shape)}")
+        raise Wrong(f"{what}: ожидался {expected}, а пришло {arrived(out)}")
+
+
+def expect_shape(out, shape, what="результат"):
+    expect_numbers(out, what, shape)
+    shape = tuple(shape)
+    if out.shape != shape:
+        ones = ""
+        if out.shape and np.squeeze(out).shape == tuple(n for n in shape if n != 1):
+            target = f"({shape[0]})" if len(shape) == 1 else str(shape)
+            ones = f". Похоже, лишняя или недостающая ось длины 1: out.reshape{target}"
+        raise Wrong(f"{what}: ожидалась форма {shape}, а получилась {out.shape}{ones}")
+
+
+def arrived(out):
+    """Что пришло вместо массива чисел — словами: «текст (строка)», «(функция) — метод без скобок?», …."""
+    if isinstance(out, tuple):
+        return f"несколько значений разной формы ({len(out)})"
+    if out.dtype.kind in "US":
+        return "текст (строка)"
+    if out.dtype.kind == "O" and out.ndim == 0:
+        value = out.item()
+        return describe(value) + (" — метод без скобок? Допишите ()" if callable(value) else "")
+    return describe(out) + (" — не числа" if out.dtype.kind == "O" else "")
 
 
 def expect_finite(out, hint):
@@ -125,28 +181,69 @@ def expect_finite(out, hint):
         raise Wrong(f"в результате есть nan или inf. {hint}")
 
 
-def same(out, value, atol=1e-8):
-    """Совпадает ли ответ с `value` (той же формы; nan там же, где у value) — так узнаём типичную ошибку."""
-    value = np.asarray(value)
-    return out.shape == value.shape and bool(np.allclose(out, value, atol=atol, equal_nan=True))
+def tolerance(scale=1.0):
+    """Допуск сравнения с эталоном: по точности float32 (eps ≈ 1.2e-7), умноженной на `scale` — насколько велики
+    числа внутри вычисления (ошибка округления растёт вместе с ними; scale может быть и массивом — по числу на
+    элемент ответа). Точность float32, даже если вход и ответ float64: ученик вправе считать во float32 где угодно
+    (np.float32(...), .astype), и такой ответ верный. Запас 32 eps покрывает любой порядок сложений — циклом,
+    einsum, другой функцией NumPy, — поэтому вердикт один и тот же на любом процессоре; типичные ошибки дают
+    расхождения на порядки больше."""
+    return 32 * np.finfo(np.float32).eps * np.asarray(scale, dtype=float)
 
 
-def recognize(out, right, mistakes, where=""):
-    """Узнаёт типичную ошибку по ответу. mistakes — пары (функция без аргументов: что вышло бы у ошибившегося,
-    подсказка); ошибка, которая на этом входе даёт верный ответ, здесь ни при чём."""
+def matches(out, value, tol=0.0):
+    """Совпадает ли ответ с `value` в пределах `tol`: та же форма, nan там же; слова и пары — поэлементно."""
+    try:
+        out, value = np.asarray(out), np.asarray(value)
+    except (ValueError, TypeError):
+        return False
+    if out.shape != value.shape:
+        return False
+    if out.dtype.kind in "biuf" and value.dtype.kind in "biuf":
+        return bool(np.allclose(out, value, rtol=0, atol=tol, equal_nan=True))
+    return bool(np.array_equal(out, value))
+
+
+def recognize(out, right, mistakes, where="", tol=None):
+    """Узнаёт типичную ошибку по ответу — единственный способ, которым проверки называют ошибку. mistakes — пары
+    (функция без аргументов: что вышло бы у ошибившегося, подсказка); ошибка, которая на этом входе даёт верный
+    ответ, здесь ни при чём. tol — допуск (см. `tolerance`), по умолчанию — по типу ответа и величине эталона."""
+    if tol is None:
+        tol = _default_tolerance(right)
     for compute, hint in mistakes:
         try:
-            expected = compute()
+            with np.errstate(all="ignore"):
+                expected = compute()
         except (ValueError, IndexError):            # у ошибившегося этот вход упал бы, а у ученика — нет
             continue
-        if same(out, expected) and not same(expected, right):
+        if matches(out, expected, tol) and not matches(expected, right, tol):
             raise Wrong(f"{where}{hint}")
 
 
-def expect_close(out, reference, hint, atol=1e-8):
+def _default_tolerance(reference):
+    values = np.asarray(reference)
+    if values.dtype.kind not in "biuf":
+        return 0.0
+    finite = np.abs(values[np.isfinite(values)])
+    return tolerance(scale=1 + (finite.max() if finite.size else 0))
+
+
+def expect_close(out, reference, hint, tol=None):
+    """Ответ той же формы, что эталон, и отличается от него не больше допуска `tol` (см. `tolerance`)."""
     reference = np.asarray(reference)
     expect_shape(out, reference.shape)
-    if not np.allclose(out, reference, atol=atol):
+    if tol is None:
+        tol = _default_tolerance(reference)
+    if not matches(out, reference, tol):
         gap = np.abs(out - reference)
-        gap = "nan" if np.isnan(gap).any() else f"{gap.max():.3g}"
+        gap = "nan" if np.isnan(gap).any() else f"{np.max(gap):.3g}"
         raise Wrong(f"{hint} (наибольшее расхождение {gap})")
+
+
+def attention_scale(Q, K, V=None):
+    """Насколько велики числа внутри softmax(Q Kᵀ / √d_k) V: оценки — до Σ|q·k| / √d_k, а смесь ещё и умножена
+    на значения. Это `scale` для `tolerance` у проверок внимания."""
+    Q, K = np.abs(np.asarray(Q, dtype=float)), np.abs(np.asarray(K, dtype=float))
+    scores = (Q @ np.swapaxes(K, -1, -2) if Q.ndim > 1 else K @ Q) / np.sqrt(Q.shape[-1])
+    values = 1.0 if V is None else 1 + np.abs(V).max(initial=0)
+    return (1 + scores.max(initial=0)) * values

@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import (Crashed, Wrong, call, checker, expect_close, expect_finite, expect_shape,
-                                           recognize)
+from course_lib.exercises._checker import (Crashed, Wrong, call, checker, expect_close, expect_finite, expect_numbers,
+                                           expect_shape, recognize, tolerance)
+from course_lib.exercises._softmax import naive_softmax, stable_softmax
 from course_lib.functional import softmax
 from course_lib.nn import MultiHeadAttention
 from course_lib.rng import temporary_seed
@@ -12,19 +13,9 @@ FLIPPED = ("маска перевёрнута: открыто только бу�
            "вовсе некуда. Клетки выше диагонали, np.triu(..., k=1), — это и есть будущее, то, что надо спрятать. "
            "«Можно смотреть» — нижний треугольник с диагональю: np.tril(np.ones((T, T))) или nt.causal_mask(T), "
            "и np.where(можно, scores, -np.inf)")
+SHAPES = ("broadcast", "matmul", "index", "axis", "transpose", "reshape")   # ошибки форм, а не типов или имён
 SELF_HIDDEN = ("на диагонали нули: токену запрещено смотреть на себя. Прятать нужно только будущее — клетки строго "
                "выше диагонали; диагональ остаётся открытой: np.tril(np.ones((T, T))) с k=0 или nt.causal_mask(T)")
-
-
-def _stable(scores, axis=-1):
-    """Softmax через вычитание максимума, но без особого случая: строка из одних −inf даёт nan."""
-    e = np.exp(scores - scores.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def _naive(scores, axis=-1):
-    e = np.exp(scores)
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def _causal_mistakes(scores):
@@ -42,7 +33,7 @@ def _causal_mistakes(scores):
     mistakes = [(lambda: np.full(scores.shape, np.nan), "всё вышло nan, даже там, где маски нет: −inf · 0 = nan. "
                                                         "Маску-слагаемое стройте через np.where(можно, 0.0, -np.inf)")]
     for mask, fill, hint in masks:
-        for soft in (softmax, _stable):
+        for soft in (softmax, stable_softmax):
             mistakes.append((lambda m=mask, f=fill, s=soft: s(np.where(m, scores, f)), hint))
     return mistakes + [
         (lambda: softmax(scores), "маски нет: веса такие же, как без неё. Замените оценки выше диагонали на -np.inf "
@@ -54,7 +45,7 @@ def _causal_mistakes(scores):
          "прошлому остаются нули, и выходит 0/0. Прячьте будущее до softmax: -np.inf в оценках"),
         (lambda: softmax(np.where(allowed, scores, -np.inf), axis=-2), "в сумме 1 дают столбцы, а нужны строки: "
                                                                        "softmax по последней оси (axis=-1)"),
-        (lambda: _naive(np.where(allowed, scores, -np.inf)), "на больших оценках exp переполняется: вычтите "
+        (lambda: naive_softmax(np.where(allowed, scores, -np.inf)), "на больших оценках exp переполняется: вычтите "
                                                              "максимум строки или берите nt.softmax"),
     ]
 
@@ -83,17 +74,19 @@ def check_causal_weights(candidate):
             if "nan" in str(crash.error):
                 raise Wrong(f"{crash}. Во входе nan нет — он появился у вас: −inf · 0 = nan. Маску-слагаемое "
                             "стройте через np.where(можно, 0.0, -np.inf)") from None
-            if scores.ndim > 2:
+            if scores.ndim > 2 and crash.kind in SHAPES:
                 raise Wrong(f"{crash}. {where[0].upper()}{where[1:]} длина — последняя ось: T = scores.shape[-1], "
                             "а маска (T, T) сама растянется на первые оси") from None
             raise
-        if isinstance(out, np.ndarray) and out.ndim and out.shape != scores.shape:
+        expect_numbers(out, where, scores.shape)
+        if out.ndim and out.shape != scores.shape:
             raise Wrong(f"{where}: ожидалась форма {scores.shape}, а получилась {out.shape}. Веса той же формы, "
                         "что оценки: берите T = scores.shape[-1], маска (T, T) сама растянется на первые оси")
         expect_shape(out, scores.shape, where)
         scores64 = scores.astype(float)
         right = _causal_reference(scores64)
-        recognize(out, right, _causal_mistakes(scores64), f"{where}: ")
+        tol = tolerance(scale=1 + np.abs(scores64).max())
+        recognize(out, right, _causal_mistakes(scores64), f"{where}: ", tol)
         if np.isnan(out).any() and np.isnan(out[..., 0, :]).all():
             raise Wrong(f"{where}: первая строка — nan: её токену не на кого смотреть. Диагональ должна остаться "
                         "открытой — токен видит сам себя")
@@ -102,8 +95,7 @@ def check_causal_weights(candidate):
             raise Wrong(f"{where}: выше диагонали остались ненулевые веса — токен подглядывает в будущее")
         if not np.allclose(out.sum(axis=-1), 1):
             raise Wrong(f"{where}: строки не дают в сумме 1 — нормируйте по последней оси после маски")
-        expect_close(out, right, f"{where}: веса неверные — маска -inf выше диагонали, потом softmax по строкам",
-                     atol=1e-6)
+        expect_close(out, right, f"{where}: веса неверные — маска -inf выше диагонали, потом softmax по строкам", tol)
     return "будущее спрятано, строки в сумме 1, работает для любого числа осей впереди"
 
 
@@ -122,9 +114,12 @@ def check_padding_mask(candidate):
         try:
             mask = call(candidate, lengths.copy(), T)
         except Crashed as crash:
+            if crash.kind != "broadcast":
+                raise
             raise Wrong(f"{crash}. Позиции np.arange(T) — форма ({T},), длины — ({N},): чтобы сравнить каждую "
                         f"позицию с каждой длиной, поставьте длины столбцом, lengths[:, None] -> ({N}, 1)") from None
         reference = (np.arange(T) < lengths[:, None])[:, None, None, :]      # (N, 1, 1, T)
+        expect_numbers(mask, f"{where}: маска", reference.shape)
         if mask.dtype != bool:
             raise Wrong(f"маска должна быть булевой (dtype bool), а пришёл {mask.dtype}: сравнение `<` даёт bool сразу")
         if mask.shape == (N, T) and T > 1:

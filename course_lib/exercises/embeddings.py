@@ -4,11 +4,17 @@ import re
 
 import numpy as np
 
-from course_lib.exercises._checker import Crashed, Wrong, call, checker, expect_close, expect_shape, recognize
+from course_lib.exercises._checker import (Crashed, Wrong, call, checker, expect_close, expect_numbers, expect_shape,
+                                           recognize)
+from course_lib.exercises._errors import describe
 
 
 def _cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+PARENTHESES = ("знаменатель без скобок: a @ b / ‖a‖ * ‖b‖ делит на одну длину и умножает на другую. "
+               "Возьмите произведение длин в скобки: a @ b / (‖a‖ * ‖b‖)")
 
 
 def _cosine_mistakes(a, b):
@@ -20,6 +26,8 @@ def _cosine_mistakes(a, b):
         (lambda: a @ b / (a @ a * (b @ b)), "поделили на квадраты длин: ‖a‖ = √(a·a), не забудьте корень "
                                             "(или np.linalg.norm)"),
         (lambda: a @ b / (norm_a + norm_b), "поделили на сумму длин, а нужно на произведение ‖a‖·‖b‖"),
+        (lambda: a @ b / norm_a * norm_b, PARENTHESES),
+        (lambda: a @ b / norm_b * norm_a, PARENTHESES),
         (lambda: abs(a @ b) / (norm_a * norm_b), "взят модуль: у противоположных векторов косинус −1, а не 1 — "
                                                  "уберите abs"),
         (lambda: 1 - a @ b / (norm_a * norm_b), "это 1 − cos, «косинусное расстояние»: у одинаковых векторов оно 0. "
@@ -41,6 +49,7 @@ def check_cosine(candidate):
                 (*rng.normal(size=(2, 50)).astype(np.float32), "для векторов длины 50 во float32")]
     for x, y, where in examples:
         out = call(candidate, x.copy(), y.copy())
+        expect_numbers(out, where, ())
         if out.shape != ():
             if out.size == 1:
                 out = out.reshape(())
@@ -50,7 +59,7 @@ def check_cosine(candidate):
         expect_shape(out, (), where)
         right = _cosine(x.astype(float), y.astype(float))
         recognize(out, right, _cosine_mistakes(x.astype(float), y.astype(float)), f"{where}: ")
-        expect_close(out, right, f"{where}: косинус неверный — cos = a·b / (‖a‖·‖b‖)", atol=1e-6)
+        expect_close(out, right, f"{where}: косинус неверный — cos = a·b / (‖a‖·‖b‖)")
     return "косинус верный: 1 — одно направление, 0 — перпендикулярны, −1 — противоположны"
 
 
@@ -58,7 +67,8 @@ def _one_hot_crash(crash, T, V, dim):
     """Упала на умножении или индексе — почти всегда это длина one-hot: она должна быть V."""
     sizes = {int(n) for n in re.findall(r"\d+", str(crash.error))}
     if T in sizes and T != V:
-        why = f"а у вас, похоже, T = len(ids) = {T} — столько токенов, а не строк таблицы"
+        why = (f"а у вас, похоже, ось длины T = len(ids) = {T}: one-hot длины T (столько токенов, а не строк таблицы) "
+               "или one-hot транспонирован — его строки должны быть токенами, (T, V)")
     elif dim in sizes and dim != V:
         why = f"а у вас, похоже, dim = weight.shape[1] = {dim}"
     else:
@@ -84,6 +94,7 @@ def check_one_hot_lookup(candidate):
             if crash.kind in ("matmul", "index"):
                 raise _one_hot_crash(crash, T, V, dim) from None
             raise
+        expect_numbers(out, where, (T, dim))
         if out.shape == (T, V) and dim != V:
             raise Wrong(f"{where}: вышла форма {out.shape} — это сама матрица one-hot (T, V); "
                         "умножьте её на таблицу: one_hot @ weight")
@@ -98,14 +109,17 @@ def check_one_hot_lookup(candidate):
                                  "а не в столбце i"),
         ], f"{where}: ")
         expect_close(out, right, f"{where}: строки не совпадают с weight[ids] — в строке i one-hot единица стоит "
-                                 "в столбце ids[i]", atol=1e-6)
+                                 "в столбце ids[i]")
     return "one-hot @ таблица выбирает строки таблицы: это и есть поиск эмбеддинга, только дороже"
 
 
 def _as_words(out, vocab):
-    """Ответ ученика: список слов или список пар (слово, косинус) -> список слов."""
-    if out.ndim == 2 and out.shape[1] == 2:                 # [(слово, косинус), ...]
-        out = out[:, 0]
+    """Ответ ученика: список (кортеж, массив) слов или пар (слово, косинус) -> список слов."""
+    if isinstance(out, tuple) or out.ndim > 2 or out.dtype == object:
+        raw = out.item() if isinstance(out, np.ndarray) and out.ndim == 0 else out
+        raise Wrong(f"верните список слов, а пришло {describe(raw)}")
+    if out.ndim == 2 and out.shape[1] == 2:                 # [(слово, косинус), ...] или [(косинус, слово), ...]
+        out = out[:, 1] if np.isin(out[:, 1], vocab).all() else out[:, 0]
     words = [str(word) for word in out.ravel()]
     if words and all(word not in vocab for word in words):
         if out.dtype.kind in "iu":
@@ -147,16 +161,17 @@ NEAREST_EXAMPLES = [  # (слово, k, верный ответ)
 def check_nearest(candidate):
     """candidate(word, vocab, vectors, k) -> k ближайших к word слов по косинусу, без самого word."""
     vocab = ["банк", "деньги", "кредит", "река", "лодка"]
-    vectors = np.array([[1.0, 1.0], [9.0, 6.0], [0.9, 1.0], [-1.0, 2.0], [-2.0, 1.0]])
+    # «кредит» — короткий вектор почти по «банку»: по скалярному произведению его обгоняет и «река»
+    vectors = np.array([[1.0, 1.0], [9.0, 6.0], [0.45, 0.5], [-1.0, 2.0], [-2.0, 1.0]])
     for word, k, right in NEAREST_EXAMPLES:
         where = f"для «{word}» и k = {k}"
         out = _as_words(call(candidate, word, list(vocab), vectors.copy(), k), vocab)
         if out == right:
             continue
-        for compute, hint in _nearest_mistakes(word, vocab, vectors, k):
-            if out == compute():
-                raise Wrong(f"{where}: {hint}")
+        recognize(out, right, _nearest_mistakes(word, vocab, vectors, k), f"{where}: ")
         if len(out) != k:
             raise Wrong(f"{where}: нужно ровно k = {k} слов(а), а пришло {len(out)}: {out}")
+        if sorted(out) == sorted(right):
+            raise Wrong(f"{where}: слова те, но порядок не тот: {out}. Ближайший — первым, по убыванию косинуса")
         raise Wrong(f"{where}: ожидались {right}, а пришло {out}")
     return "соседи найдены: косинус, по убыванию, без самого слова"

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import Crashed, Wrong, call, checker, expect_close, expect_shape, recognize
+from course_lib.exercises._checker import (Crashed, Wrong, call, checker, expect_close, expect_numbers, expect_shape,
+                                           recognize, tolerance)
 from course_lib.exercises._errors import describe
 from course_lib.functional import causal_mask, softmax
 from course_lib.nn import LayerNorm
@@ -32,11 +33,12 @@ def check_prefix_matching(candidate):
         try:
             out = call(candidate, weights.copy())
         except Crashed as crash:
-            if isinstance(crash.error, IndexError):
-                raise Wrong(f"{where}{crash} Индексы должны быть целыми: L = (T − 1) // 2, а не (T − 1) / 2") from None
+            if crash.kind == "integer":
+                raise Wrong(f"{where}{crash}. Здесь это L = (T − 1) // 2, а не (T − 1) / 2") from None
             raise
         right = prefix_matching_scores(weights)
         q = np.arange(L + 1, 2 * L + 1)
+        expect_numbers(out, where.rstrip(": "), (h,))
         if out.shape == ():
             raise Wrong(f"{where}нужно по числу на каждую голову, форма (h,) = ({h},): усредняйте по запросам (axis=-1)")
         expect_shape(out, (h,), where.rstrip(": "))
@@ -48,6 +50,7 @@ def check_prefix_matching(candidate):
             (lambda: _diagonal(weights, q - L + 1, q), "перепутаны строка и столбец: строка — кто смотрит (запрос q), "
                                                        "столбец — на кого. Нужен weights[:, q, q - L + 1]"),
             (lambda: weights[:, q, q - L + 1].sum(-1), "это сумма, а нужно среднее по запросам: .mean(axis=-1)"),
+            (lambda: weights[:, q, q - L + 1].max(-1), "это максимум, а нужно среднее по запросам: .mean(axis=-1)"),
             (lambda: _diagonal(weights, q - 1, q - L), "запросы сдвинуты на один: вторая копия — позиции L+1…2L "
                                                        "(позиция L — последний токен первой копии)"),
             (lambda: _diagonal(weights, q[:-1], q[:-1] - L + 1), "пропущен последний запрос: q = L+1…2L включительно, "
@@ -59,14 +62,16 @@ def check_prefix_matching(candidate):
 
 def _pattern(kind, T):
     """Веса одной головы (T, T) с причинной маской: «prev» — на t − 1, «bos» — на 0, «self» — 0.9 на себя
-    и 0.1 на t − 1, «two_back» — на t − 2 (при t = 1 — на себя), иначе — поровну на все разрешённые."""
+    и 0.1 на t − 1, «half» — поровну на себя и на t − 1, «two_back» — на t − 2 (при t = 1 — на себя), иначе — поровну
+    на все разрешённые."""
     t = np.arange(T)
     if kind == "uniform":
         return causal_mask(T) / np.arange(1, T + 1)[:, None]
     weights = np.zeros((T, T))
-    if kind == "self":
-        weights[t, t] = 0.9
-        weights[t[1:], t[1:] - 1] = 0.1
+    if kind in ("self", "half"):
+        on_self = 0.9 if kind == "self" else 0.5
+        weights[t, t] = on_self
+        weights[t[1:], t[1:] - 1] = 1 - on_self
         weights[0, 0] = 1.0
         return weights
     key = {"prev": t - 1, "bos": 0 * t, "two_back": np.where(t == 1, 1, t - 2)}[kind]
@@ -75,11 +80,12 @@ def _pattern(kind, T):
 
 
 # (layers, h, T, какая голова какая); голова предыдущего токена — «prev», остальные — ловушки для ошибок:
-# argmin найдёт «two_back», веса на себя — «self», перепутанные строка и столбец (там нули) — голову (0, 0).
+# argmin найдёт «two_back», веса на себя — «self», на первый токен — «bos», перепутанные строка и столбец (там нули)
+# — голову (0, 0), и она у всех «uniform»; лучшая в слое 0 — «half»: так ни одна ловушка не совпадает с другой.
 HEAD_CASES = [
-    (2, 3, 9, {(1, 2): "prev", (0, 0): "bos", (0, 1): "self", (1, 1): "two_back"}),
-    (3, 2, 12, {(0, 1): "prev", (0, 0): "bos", (2, 1): "self", (1, 1): "two_back"}),
-    (1, 4, 6, {(0, 3): "prev", (0, 0): "bos", (0, 1): "self", (0, 2): "two_back"}),
+    (2, 3, 9, {(1, 2): "prev", (1, 0): "bos", (0, 2): "self", (1, 1): "two_back", (0, 1): "half"}),
+    (3, 2, 12, {(0, 1): "prev", (2, 0): "bos", (2, 1): "self", (1, 1): "two_back"}),
+    (1, 5, 6, {(0, 3): "prev", (0, 4): "bos", (0, 1): "self", (0, 2): "two_back"}),
 ]
 
 
@@ -92,7 +98,7 @@ def check_previous_token_head(candidate):
         target = next(where for where, kind in kinds.items() if kind == "prev")
         where = f"при весах формы {weights.shape}: "
         out = call(candidate, weights.copy())
-        out = np.asarray(out) if isinstance(out, tuple) else out
+        expect_numbers(out, f"{where}нужна пара целых (layer, head)", (2,))
         if out.shape == (layers, h):
             raise Wrong(f"{where}вернулись оценки всех голов {out.shape}, а нужна пара (layer, head) — "
                         "номера самой большой: np.unravel_index(np.argmax(score), score.shape)")
@@ -105,19 +111,18 @@ def check_previous_token_head(candidate):
         if answer == target:
             continue
         t = np.arange(1, T)
-        mistakes = [
-            (target[::-1], "пара перевёрнута: сначала слой, потом голова — (layer, head)"),
-            (tuple(n + 1 for n in target), "номера с единицы, а нужны с нуля, как индексы массива"),
-            (_best(weights[..., t, t]), "вы нашли голову, которая смотрит на себя (t -> t), а нужна t -> t − 1: "
-                                        "weights[..., t, t - 1]"),
-            (_best(weights[..., t - 1, t]), "перепутаны строка и столбец: строка — кто смотрит (t), столбец — на "
-                                            "кого (t − 1); weights[..., t - 1, t] над диагональю — там нули"),
-            (_best(-previous_token_scores(weights)), "это голова с наименьшим весом на предыдущий токен: "
-                                                     "нужен argmax, а не argmin"),
-        ]
-        for wrong, hint in mistakes:
-            if answer == wrong:
-                raise Wrong(f"{where}{hint}")
+        recognize(answer, target, [
+            (lambda: target[::-1], "пара перевёрнута: сначала слой, потом голова — (layer, head)"),
+            (lambda: tuple(n + 1 for n in target), "номера с единицы, а нужны с нуля, как индексы массива"),
+            (lambda: _best(weights[..., t, t]), "вы нашли голову, которая смотрит на себя (t -> t), а нужна t -> t − 1: "
+                                                "weights[..., t, t - 1]"),
+            (lambda: _best(weights[..., t, 0]), "это голова, которая смотрит на первый токен (столбец 0), а нужна "
+                                                "t -> t − 1: weights[..., t, t - 1]"),
+            (lambda: _best(weights[..., t - 1, t]), "перепутаны строка и столбец: строка — кто смотрит (t), столбец — "
+                                                    "на кого (t − 1); weights[..., t - 1, t] над диагональю — там нули"),
+            (lambda: _best(-previous_token_scores(weights)), "это голова с наименьшим весом на предыдущий токен: "
+                                                             "нужен argmax, а не argmin"),
+        ], where)
         raise Wrong(f"{where}ответ {answer}, а больше всех на предыдущий токен смотрит голова {target}: "
                     "средний weights[layer, head, t, t - 1] по t ≥ 1")
     return "голова предыдущего токена найдена по измерению, а не на глаз"
@@ -147,13 +152,18 @@ def check_layer_norm(candidate):
         out = call(candidate, x.copy(), weight.copy(), bias.copy(), 1e-5)
         where = f"{what}: "
         expect_shape(out, x.shape, where.rstrip(": "))
+        x = x.astype(float)
         mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+        # x − mean теряет eps · |x|, а деление на √(var + eps) это усиливает: у токена 5 ± 0.001 — в тысячу раз
+        tol = tolerance(scale=np.abs(x) / np.sqrt(var + 1e-5) * np.abs(weight) + np.abs(bias) + 1)
         recognize(out, right, [
             (lambda: (x - mean) / np.sqrt(x.var(-1, ddof=1, keepdims=True) + 1e-5) * weight + bias,
              "дисперсия несмещённая (ddof=1, деление на d − 1), а в LayerNorm — смещённая: деление на d"),
             (lambda: (x - x.mean(0, keepdims=True)) / np.sqrt(x.var(0, keepdims=True) + 1e-5) * weight + bias,
              "нормировка по оси 0 (по токенам), а нужна по последней оси — по числам одного токена: axis=-1"),
             (lambda: (x - mean) / np.sqrt(var + 1e-5), "забыли масштаб и сдвиг: в конце * weight + bias"),
+            (lambda: (x - mean) / np.sqrt(var + 1e-5) * bias + weight, "weight и bias перепутаны: на weight "
+                                                                       "умножают (масштаб), bias прибавляют (сдвиг)"),
             (lambda: (x - mean) / np.sqrt(var + 1e-5) * weight, "забыли сдвиг: в конце + bias"),
             (lambda: x / np.sqrt(var + 1e-5) * weight + bias, "не вычли среднее: сначала x − mean"),
             (lambda: (x - mean) / (np.sqrt(var) + 1e-5) * weight + bias,
@@ -162,9 +172,11 @@ def check_layer_norm(candidate):
              "без eps: у токена из одинаковых чисел дисперсия 0 — деление на ноль, а у мелких токенов ответ "
              "заметно другой. eps — под корнем: np.sqrt(var + eps)"),
             (lambda: (x - mean) / (var + 1e-5) * weight + bias, "поделили на дисперсию, а нужно на корень из неё"),
-        ], where)
+            (lambda: (x - x.mean()) / np.sqrt(x.var() + 1e-5) * weight + bias,
+             "среднее и дисперсия взяты по всему массиву сразу, а нужны по последней оси — по числам одного токена: "
+             "x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)"),
+        ], where, tol)
         if not np.isfinite(out).all():
             raise Wrong(f"{where}в ответе nan или inf: у токена из одинаковых чисел дисперсия 0 — eps под корнем спасает")
-        # 1e-3: решение во float32 теряет точность на токене 5 ± 0.001; типичные ошибки дают больше 0.01
-        expect_close(out, right, f"{where}ответ не совпал с nn.LayerNorm", atol=1e-3)
+        expect_close(out, right, f"{where}ответ не совпал с nn.LayerNorm", tol)
     return "совпало с nn.LayerNorm — и на векторах в тысячу раз больше и меньше, и на одинаковых числах"

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_shape
+from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_numbers, expect_shape, recognize
 from course_lib.nn import MultiHeadAttention
 from course_lib.rng import temporary_seed
 
@@ -40,16 +40,21 @@ def check_split_heads(candidate):
         if out.shape == (N, T, h, d_head) and T != h:
             raise Wrong(f"форма {out.shape} — это (N, T, h, d_head): ось голов надо вынести вперёд, "
                         "transpose(0, 2, 1, 3) -> (N, h, T, d_head)")
+        expect_numbers(out, f"для x {x.shape} и h = {h}", (N, h, T, d_head))
+        if out.shape == (h, N, T, d_head) and h != N:
+            raise Wrong(f"форма {out.shape} — это (h, N, T, d_head): ось голов должна стоять после батча. "
+                        "Если головы собраны списком — np.stack(головы, axis=1)")
         expect_shape(out, (N, h, T, d_head), f"для x {x.shape} и h = {h} (N, T, D = x.shape; d_head = D // h)")
-        if np.allclose(out, _split_reference(x, h)):
-            continue
-        if np.array_equal(out, x.reshape(N, h, T, d_head)):
-            raise Wrong("reshape сразу в (N, h, T, d_head) перемешивает токены: голова 0 получила кусок токена 1. "
-                        "Сначала reshape(N, T, h, d_head) — разрезать вектор каждого токена, потом transpose(0, 2, 1, 3)")
-        if np.array_equal(out, x.reshape(N, T, d_head, h).transpose(0, 3, 1, 2)):
-            raise Wrong("голове i достался каждый h-й столбец, а нужны подряд идущие столбцы "
-                        "i·d_head … (i+1)·d_head − 1: режьте reshape(N, T, h, d_head), а не (N, T, d_head, h)")
-        raise Wrong(f"при h = {h} головы получили не те числа: голова i — это x[:, :, i·d_head:(i+1)·d_head]")
+        recognize(out, _split_reference(x, h), [
+            (lambda: x.reshape(N, h, T, d_head),
+             "reshape сразу в (N, h, T, d_head) перемешивает токены: голова 0 получила кусок токена 1. "
+             "Сначала reshape(N, T, h, d_head) — разрезать вектор каждого токена, потом transpose(0, 2, 1, 3)"),
+            (lambda: x.reshape(N, T, d_head, h).transpose(0, 3, 1, 2),
+             "голове i достался каждый h-й столбец, а нужны подряд идущие столбцы "
+             "i·d_head … (i+1)·d_head − 1: режьте reshape(N, T, h, d_head), а не (N, T, d_head, h)"),
+        ], tol=0)
+        expect_close(out, _split_reference(x, h), f"при h = {h} головы получили не те числа: голова i — это "
+                                                  "x[:, :, i·d_head:(i+1)·d_head]")
     return "головы нарезаны как в MultiHeadAttention._split"
 
 
@@ -64,13 +69,18 @@ def check_merge_heads(candidate):
         if out.shape == (N, h, T * d_head) and h != T:
             raise Wrong(f"форма {out.shape}: склеились токены одной головы, а надо головы одного токена. "
                         "Сначала transpose(0, 2, 1, 3) -> (N, T, h, d_head), потом reshape(N, T, h·d_head)")
+        expect_numbers(out, f"для голов формы {heads.shape}", (N, T, D))
+        if out.shape == (N, h * T, d_head) and h > 1:
+            raise Wrong(f"форма {out.shape} = (N, h·T, d_head): головы склеены по оси токенов, а нужно по последней "
+                        "оси — числа голов одного токена подряд: np.concatenate(головы, axis=-1)")
         expect_shape(out, (N, T, D), f"для голов формы {heads.shape} (N, h, T, d_head = x.shape)")
-        if np.allclose(out, _merge_reference(heads)):
-            continue
-        if np.array_equal(out, heads.reshape(N, T, D)):
-            raise Wrong("reshape без transpose склеивает соседние токены одной головы. "
-                        "Сначала верните ось голов на место: transpose(0, 2, 1, 3), потом reshape(N, T, D)")
-        raise Wrong(f"при h = {h} числа встали не на свои места: в строке токена t подряд идут головы 0, 1, …")
+        recognize(out, _merge_reference(heads), [
+            (lambda: heads.reshape(N, T, D), "reshape без transpose склеивает соседние токены одной головы. "
+                                             "Сначала верните ось голов на место: transpose(0, 2, 1, 3), "
+                                             "потом reshape(N, T, D)"),
+        ], tol=0)
+        expect_close(out, _merge_reference(heads), f"при h = {h} числа встали не на свои места: в строке токена t "
+                                                   "подряд идут головы 0, 1, …")
 
     N, T, D = 2, 3, 8
     x = _numbered((N, T, D))

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_shape
+from course_lib.exercises._checker import (Wrong, arrived, call, checker, expect_close, expect_shape, recognize,
+                                           tolerance)
 from course_lib.functional import scaled_dot_product_attention
 from course_lib.nn.positional import sinusoidal_encoding
 
@@ -21,12 +22,12 @@ def check_permutation_matrix(candidate):
         raise Wrong("в матрице перестановки только нули и единицы")
     if not ((P.sum(axis=0) == 1).all() and (P.sum(axis=1) == 1).all()):
         raise Wrong("в каждой строке и в каждом столбце должна быть ровно одна единица")
-    if np.array_equal(P, np.eye(T)):
-        raise Wrong("это единичная матрица: P @ X = X, ничего не переставлено. "
-                    "В строке i единица должна стоять в столбце order[i]: np.eye(T)[order]")
-    if np.array_equal(P, np.eye(T)[ORDER].T):
-        raise Wrong("это Pᵀ: она ставит строки в обратном порядке, X[np.argsort(order)]. "
-                    "Строка i матрицы P выбирает строку order[i] из X: P[i, order[i]] = 1")
+    recognize(P, np.eye(T)[ORDER], [
+        (lambda: np.eye(T), "это единичная матрица: P @ X = X, ничего не переставлено. "
+                            "В строке i единица должна стоять в столбце order[i]: np.eye(T)[order]"),
+        (lambda: np.eye(T)[ORDER].T, "это Pᵀ: она ставит строки в обратном порядке, X[np.argsort(order)]. "
+                                     "Строка i матрицы P выбирает строку order[i] из X: P[i, order[i]] = 1"),
+    ])
     expect_close(P @ X, X[ORDER], "P @ X должно совпасть с X[order]: в строке i единица стоит в столбце order[i]")
 
     for order in ([0], [1, 0], [4, 2, 0, 1, 3]):              # другие длины: T берётся из order
@@ -57,21 +58,25 @@ def check_equivariance_gap(candidate):
     positional = _with_positions(attention)
 
     gap = _scalar(call(candidate, attention, X.copy(), ORDER.copy()))
-    if gap > 1e-9:
-        raise Wrong(f"для самовнимания без позиций расхождение должно быть ≈ 0, а у вас {gap:.3g}. "
-                    + _diagnose(gap, attention, X))
+    tol = tolerance(scale=1 + np.abs(attention(X)).max())
+    if gap > tol:
+        where = f"для самовнимания без позиций расхождение должно быть ≈ 0, а у вас {gap:.3g}. "
+        recognize(gap, 0.0, _gap_mistakes(attention, X), where, tol)
+        raise Wrong(where + GENERIC)
 
     # два входа: у одного наибольшая разность положительна, у другого — отрицательна (так видно пропущенный модуль)
     for seed in (1, 2):
         X = np.random.default_rng(seed).normal(size=(len(ORDER), 6))
         gap = _scalar(call(candidate, positional, X.copy(), ORDER.copy()))
         truth = np.abs(positional(X[ORDER]) - positional(X)[ORDER]).max()
-        if not np.isclose(gap, truth, rtol=1e-6, atol=1e-12):
-            raise Wrong(f"с позиционными кодировками расхождение {truth:.4f}, а у вас {gap:.4g}. "
-                        + _diagnose(gap, positional, X))
+        tol = tolerance(scale=1 + np.abs(positional(X)).max())
+        if abs(gap - truth) > tol:
+            where = f"с позиционными кодировками расхождение {truth:.4f}, а у вас {gap:.4g}. "
+            recognize(gap, truth, _gap_mistakes(positional, X), where, tol)
+            raise Wrong(where + GENERIC)
 
     rowwise = _scalar(call(candidate, np.tanh, X.copy(), ORDER.copy()))    # поэлементная функция тоже эквивариантна
-    if rowwise > 1e-12:
+    if rowwise > tolerance():
         raise Wrong(f"np.tanh действует на каждую строку отдельно, перестановка ему безразлична, "
                     f"а у вас расхождение {rowwise:.3g}")
     return ("без позиций расхождение ≈ 0, с позициями — заметное: "
@@ -79,29 +84,34 @@ def check_equivariance_gap(candidate):
 
 
 def _scalar(out):
+    if isinstance(out, tuple):
+        raise Wrong(f"ожидалось одно число — наибольшее расхождение, а пришло несколько значений ({len(out)})")
     if out.dtype == bool:
         raise Wrong("верните число — наибольшее расхождение, а не True/False: "
                     "np.allclose отвечает «да/нет», а число показывает, насколько")
     if out.dtype.kind not in "iuf":
-        what = "строка" if out.dtype.kind in "US" else f"значение типа {out.dtype}"
-        raise Wrong(f"ожидалось одно число — наибольшее расхождение, а пришло {what}")
+        raise Wrong(f"ожидалось одно число — наибольшее расхождение, а пришло {arrived(out)}")
     if out.size != 1:
         raise Wrong(f"ожидалось одно число, а пришёл массив формы {out.shape}: возьмите .max() от модуля разности")
-    return float(out.reshape(-1)[0])
+    gap = float(out.reshape(-1)[0])
+    if not np.isfinite(gap):
+        raise Wrong(f"вышло {gap}, а наибольшее расхождение — конечное число ≥ 0: проверьте, не делите ли вы на ноль "
+                    "и не берёте ли максимум пустого массива")
+    return gap
 
 
-def _diagnose(gap, f, X):
-    """Узнаём типичную ошибку по числу, которое вернул ученик."""
+GENERIC = "Посчитайте f от переставленного входа X[order] и сравните с переставленным выходом f(X)[order]."
+
+
+def _gap_mistakes(f, X):
+    """Типичные ошибки: какое число вышло бы у ошибившегося и что ему сказать."""
     moved, same = f(X[ORDER]), f(X)
-    mistakes = [
-        (np.abs(moved - same).max(), "Похоже, выход f(X) вы не переставили: сравнивать нужно с f(X)[order]"),
-        (np.abs(moved - same[np.argsort(ORDER)]).max(),
+    no_abs = "Похоже, вы забыли модуль: берите np.abs(разность).max()"
+    return [
+        (lambda: np.abs(moved - same).max(), "Похоже, выход f(X) вы не переставили: сравнивать нужно с f(X)[order]"),
+        (lambda: np.abs(moved - same[np.argsort(ORDER)]).max(),
          "Похоже, выход переставлен обратной перестановкой: нужно f(X)[order], а не f(X)[np.argsort(order)]"),
-        ((moved - same[ORDER]).max(), "Похоже, вы забыли модуль: берите np.abs(разность).max()"),
-        ((same[ORDER] - moved).max(), "Похоже, вы забыли модуль: берите np.abs(разность).max()"),
-        (np.abs(moved - same[ORDER]).mean(), "Похоже, это среднее расхождение, а нужно наибольшее: .max()"),
+        (lambda: (moved - same[ORDER]).max(), no_abs),
+        (lambda: (same[ORDER] - moved).max(), no_abs),
+        (lambda: np.abs(moved - same[ORDER]).mean(), "Похоже, это среднее расхождение, а нужно наибольшее: .max()"),
     ]
-    for value, hint in mistakes:
-        if np.isclose(gap, value, rtol=1e-6, atol=1e-12):
-            return hint
-    return "Посчитайте f от переставленного входа X[order] и сравните с переставленным выходом f(X)[order]."

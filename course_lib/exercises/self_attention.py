@@ -2,16 +2,13 @@
 
 import numpy as np
 
-from course_lib.exercises._checker import Crashed, Wrong, call, checker, expect_close, expect_finite, expect_shape, recognize
+from course_lib.exercises._checker import (Crashed, Wrong, attention_scale, call, checker, expect_close, expect_finite,
+                                           expect_numbers, expect_shape, recognize, tolerance)
+from course_lib.exercises._softmax import naive_softmax
 from course_lib.functional import scaled_dot_product_attention, softmax
 
 STABLE = ("exp(оценок) переполняется: вычтите из каждой строки оценок её максимум "
           "(softmax от этого не меняется) или возьмите nt.softmax")
-
-
-def _naive(scores, axis=-1):
-    e = np.exp(scores)
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def _weight_mistakes(Q, K, sizes):
@@ -35,7 +32,7 @@ def _weight_mistakes(Q, K, sizes):
         (lambda: scores / np.sqrt(d_k), "оценки не превращены в веса: примените softmax по строкам"),
         (lambda: softmax(K @ Q.T / np.sqrt(d_k)), "оценки транспонированы: K @ Q.T вместо Q @ K.T — строка весов "
                                                   "должна быть запросом, столбец — ключом"),
-        (lambda: _naive(scores / np.sqrt(d_k)), STABLE),
+        (lambda: naive_softmax(scores / np.sqrt(d_k)), STABLE),
     ]
 
 
@@ -56,14 +53,12 @@ def check_attention(candidate):
     for Q, K, V, where in _attention_examples():
         (T_q, d_k), (T_k, d_v) = Q.shape, V.shape
         try:
-            out = call(candidate, Q.copy(), K.copy(), V.copy())
+            context, weights = call(candidate, Q.copy(), K.copy(), V.copy(), parts=("context", "weights"))
         except Crashed as crash:
+            if crash.kind not in ("matmul", "broadcast"):
+                raise
             raise Wrong(f"{crash}. Формы по шагам: оценки Q @ K.T — (T_q, T_k) = ({T_q}, {T_k}), "
                         f"context = weights @ V — (T_q, d_v) = ({T_q}, {d_v})") from None
-        if not isinstance(out, tuple) or len(out) != 2:
-            raise Wrong("верните пару (context, weights), как nt.scaled_dot_product_attention: "
-                        "`return weights @ V, weights`")
-        context, weights = out
         if context.shape == (T_q, T_k) and weights.shape == (T_q, d_v) and T_k != d_v:
             raise Wrong("context и weights перепутаны местами: сначала context (T_q, d_v), потом weights (T_q, T_k)")
         if weights.shape == (T_k, T_q) and T_k != T_q:
@@ -72,14 +67,15 @@ def check_attention(candidate):
         expect_shape(weights, (T_q, T_k), f"{where}: веса")
         Q64, K64, V64 = (np.asarray(a, dtype=float) for a in (Q, K, V))
         right_context, right_weights = scaled_dot_product_attention(Q64, K64, V64)
+        tol = tolerance(scale=attention_scale(Q, K, V))
         recognize(weights, right_weights, _weight_mistakes(Q64, K64, {"T_k": T_k, "T_q": T_q, "d_v": d_v}),
-                  f"{where}: ")
+                  f"{where}: ", tol)
         expect_finite(weights, f"{where}: {STABLE}")
         if not np.allclose(weights.sum(axis=-1), 1):
             raise Wrong(f"{where}: строки весов не дают в сумме 1 — нормируйте каждую строку")
-        expect_close(weights, right_weights, f"{where}: веса неверные — softmax(Q @ K.T / √d_k) по строкам", atol=1e-6)
+        expect_close(weights, right_weights, f"{where}: веса неверные — softmax(Q @ K.T / √d_k) по строкам", tol)
         expect_shape(context, (T_q, d_v), f"{where}: context")
-        expect_close(context, right_context, f"{where}: context должен быть смесью значений: weights @ V", atol=1e-6)
+        expect_close(context, right_context, f"{where}: context должен быть смесью значений: weights @ V", tol)
     return "scaled dot-product attention работает: веса по строкам в сумме 1, деление на √d_k на месте"
 
 
@@ -103,10 +99,13 @@ def check_self_attention(candidate):
         try:
             out = call(candidate, X.copy(), W_q.copy(), W_k.copy(), W_v.copy())
         except Crashed as crash:
+            if crash.kind not in ("matmul", "broadcast"):
+                raise
             raise Wrong(f"{crash}. Формы по шагам: Q = X @ W_q и K = X @ W_k — (T, d_k) = ({T}, {d_k}), "
                         f"V = X @ W_v — ({T}, {d_v}), оценки Q @ K.T — ({T}, {T}), context — ({T}, {d_v})") from None
         if isinstance(out, tuple):
             raise Wrong("верните только context (T, d_v) — без весов")
+        expect_numbers(out, f"{where}: context", (T, d_v))
         if out.shape == (T, d_model) and T > 1:
             raise Wrong(f"форма ({T}, {d_model}) = (T, d_model): похоже, вы смешали строки X, "
                         "а нужно значения V = X @ W_v")
@@ -120,12 +119,18 @@ def check_self_attention(candidate):
         X64, W_q, W_k, W_v = (np.asarray(a, dtype=float) for a in (X, W_q, W_k, W_v))
         Q, K, V = X64 @ W_q, X64 @ W_k, X64 @ W_v
         right = scaled_dot_product_attention(Q, K, V)[0]
+        tol = tolerance(scale=attention_scale(*(np.abs(X64) @ np.abs(W) for W in (W_q, W_k, W_v))))
         mistakes = [(lambda make=make: make() @ V, hint)
                     for make, hint in _weight_mistakes(Q, K, {"d_model": d_model, "T": T, "d_v": d_v})]
         recognize(out, right, [(lambda: scaled_dot_product_attention(K, Q, V)[0],
-                                "запросы и ключи перепутаны: Q = X @ W_q, K = X @ W_k, оценки = Q @ K.T")] + mistakes,
-                  f"{where}: ")
+                                "запросы и ключи перепутаны: Q = X @ W_q, K = X @ W_k, оценки = Q @ K.T"),
+                               (lambda: scaled_dot_product_attention(Q, Q, V)[0],
+                                "ключи посчитаны через W_q, а нужно K = X @ W_k: у запросов и ключей свои веса"),
+                               (lambda: scaled_dot_product_attention(K, K, V)[0],
+                                "запросы посчитаны через W_k, а нужно Q = X @ W_q: у запросов и ключей свои веса"),
+                               ] + mistakes,
+                  f"{where}: ", tol)
         expect_finite(out, f"{where}: {STABLE}")
         expect_close(out, right, f"{where}: context неверный — Q, K, V = X @ W_q, X @ W_k, X @ W_v; "
-                                 "веса = softmax(Q @ K.T / √d_k); context = веса @ V", atol=1e-6)
+                                 "веса = softmax(Q @ K.T / √d_k); context = веса @ V", tol)
     return "слой самовнимания работает: три проекции одного X и scaled dot-product attention"

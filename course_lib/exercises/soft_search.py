@@ -1,28 +1,42 @@
 """Упражнение «внимание для одного запроса»: q (d_k,), K (T, d_k), V (T, d_v) -> смесь значений (d_v,) (урок 02)."""
 
+import re
+
 import numpy as np
 
-from course_lib.exercises._checker import Wrong, call, checker, expect_close, expect_finite, recognize
+from course_lib.exercises._checker import (Crashed, Wrong, attention_scale, call, checker, expect_close, expect_finite,
+                                           expect_numbers, expect_shape, recognize, tolerance)
+from course_lib.exercises._softmax import naive_softmax
 from course_lib.functional import softmax
+
+
+def reference_weights(q, K):
+    """softmax(K q / √d_k): веса одного запроса по T ключам."""
+    return softmax(K @ q / np.sqrt(q.shape[-1]))    # (T, d_k) @ (d_k,) -> (T,)
 
 
 def reference(q, K, V):
     """softmax(K q / √d_k) V — то же, что scaled_dot_product_attention для одного запроса."""
-    scores = K @ q / np.sqrt(q.shape[-1])          # (T, d_k) @ (d_k,) -> (T,)
-    return softmax(scores) @ V                      # (T,) @ (T, d_v) -> (d_v,)
+    return reference_weights(q, K) @ V              # (T,) @ (T, d_v) -> (d_v,)
 
 
-def _diagnose_shape(out, T, d_v, where):
-    """Подсказка по форме: чаще всего возвращают веса или невзвешенную сумму не по той оси."""
-    if out.shape == (d_v,) and out.dtype.kind in "biuf":
+def _diagnose_shape(out, q, K, V, where):
+    """Подсказка по форме: чаще всего возвращают веса или взвешенные значения, сложенные не по той оси."""
+    (T, d_v) = V.shape
+    expect_numbers(out, where, (d_v,))
+    if out.shape == (d_v,):
         return
     if out.shape == (T,) and T != d_v:
+        weights = reference_weights(*(np.asarray(a, dtype=float) for a in (q, K)))
+        recognize(out, weights, [(lambda: (weights[:, None] * V).sum(axis=1),
+                                  f"значения взвешены, но сложены по оси значений (axis=1), а нужно по оси ключей: "
+                                  f"(weights[:, None] * V).sum(axis=0) или weights @ V, форма ({d_v},)")], f"{where}: ")
         raise Wrong(f"{where}: вернулся вектор длины T = {T} — похоже, это веса. "
                     f"Нужна смесь значений: weights @ V, форма ({d_v},)")
     if out.shape == (T, d_v):
         raise Wrong(f"{where}: вернулась матрица ({T}, {d_v}): значения взвешены, но не сложены. "
                     f"Сложите их по оси ключей — это и делает weights @ V, форма ({d_v},)")
-    raise Wrong(f"{where}: ожидалась форма ({d_v},) — один вектор-смесь длины d_v, а получилась {out.shape}")
+    expect_shape(out, (d_v,), f"{where}: нужен один вектор-смесь длины d_v")
 
 
 def _mistakes(q, K, V):
@@ -45,7 +59,7 @@ def _mistakes(q, K, V):
                                                      "в смесь идут V"),
         (lambda: softmax(V @ q / np.sqrt(d_k)) @ V, "оценки посчитаны по значениям V, а нужно по ключам: "
                                                     "оценки = K @ q / √d_k"),
-        (lambda: np.exp(scores / np.sqrt(d_k)) / np.exp(scores / np.sqrt(d_k)).sum() @ V,
+        (lambda: naive_softmax(scores / np.sqrt(d_k)) @ V,
          "exp(оценки) переполняется: вычтите из оценок максимум (softmax от этого не меняется) "
          "или возьмите nt.softmax"),
     ]
@@ -68,12 +82,21 @@ def _examples():
 def check_attend_one(candidate):
     """candidate(q, K, V) -> softmax(K q / √d_k) V формы (d_v,)."""
     for q, K, V, where in _examples():
-        out = call(candidate, q.copy(), K.copy(), V.copy())
-        _diagnose_shape(out, len(K), V.shape[1], where)
+        (T, d_v) = V.shape
+        try:
+            out = call(candidate, q.copy(), K.copy(), V.copy())
+        except Crashed as crash:
+            shapes = set(re.findall(r"\([\d,]*\)", str(crash.error).replace(" ", "")))
+            if crash.kind == "broadcast" and {f"({T},)", f"({T},{d_v})"} <= shapes:
+                raise crash.retold(f"веса формы ({T},) и значения V формы ({T}, {d_v}) поэлементно не перемножаются. "
+                                   f"Смесь значений — матричное произведение weights @ V, форма ({d_v},)") from None
+            raise
+        _diagnose_shape(out, q, K, V, where)
         q64, K64, V64 = (np.asarray(a, dtype=float) for a in (q, K, V))
         right = reference(q64, K64, V64)
-        recognize(out, right, _mistakes(q64, K64, V64), f"{where}: ")
+        tol = tolerance(scale=attention_scale(q, K, V))
+        recognize(out, right, _mistakes(q64, K64, V64), f"{where}: ", tol)
         expect_finite(out, f"{where}: проверьте деление и exp — вычтите из оценок максимум или возьмите nt.softmax")
         expect_close(out, right, f"{where}: смесь неверная — оценки = K @ q / √d_k, веса = softmax(оценки), "
-                                 "выход = веса @ V", atol=1e-6)
+                                 "выход = веса @ V", tol)
     return "внимание для одного запроса работает: оценки → softmax → смесь значений"

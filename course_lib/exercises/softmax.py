@@ -3,7 +3,8 @@
 import numpy as np
 
 from course_lib.exercises._checker import (Crashed, Wrong, call, checker, expect_close, expect_finite, expect_shape,
-                                           recognize, same)
+                                           matches, recognize, tolerance)
+from course_lib.exercises._softmax import naive_softmax, stable_softmax
 from course_lib.functional import softmax as reference
 
 KEEPDIMS = ("без keepdims=True сумма (или максимум) по строкам теряет ось: из {shape} выходит {lost}, и NumPy "
@@ -13,13 +14,14 @@ COLUMNS = "в сумме 1 дают столбцы, а нужны строки: 
 WHOLE = "поделили на сумму по всей матрице, а нужно по каждой строке: e.sum(axis=-1, keepdims=True)"
 
 
-def _normalize(e, axis=-1, keepdims=True):
-    return e / e.sum(axis=axis, keepdims=keepdims)
-
-
 def _shifted(shift):
     """softmax со сдвигом `shift(x)` вместо максимума строки: так считают, когда вычитают не то."""
-    return lambda x: _normalize(np.exp(x - shift(x)))
+    return lambda x: naive_softmax(x - shift(x))
+
+
+def _lost_axis(e):
+    """Сумма по строкам без keepdims: делится не по строкам."""
+    return e / e.sum(axis=-1)
 
 
 # Ошибки, которые узнаём по ответу: как посчитал бы ошибившийся, и что ему сказать.
@@ -35,14 +37,15 @@ MISTAKES = [  # сначала сдвиги: они видны только на
      "в «маленькой» строке все exp становятся 0 и выходит 0/0. Берите scores.max(axis=-1, keepdims=True)"),
     (_shifted(lambda x: x.max(axis=0, keepdims=True)),
      "вы вычли максимум столбца (axis=0), а нужен максимум строки: scores.max(axis=-1, keepdims=True)"),
-    (_shifted(lambda x: 0.0),
-     "exp(1000) переполняет float: вычтите из оценок их максимум — softmax от этого не меняется"),
+    (naive_softmax, "exp(1000) переполняет float: вычтите из оценок их максимум — softmax от этого не меняется"),
     (np.exp, "это exp(scores), но веса ещё не нормированы: поделите на сумму, чтобы вышло 1"),
-    (lambda x: _normalize(np.exp(x), axis=0), COLUMNS),
+    (lambda x: np.log(stable_softmax(x)), "это логарифм весов (log-softmax): нужны сами веса — уберите log"),
+    (lambda x: naive_softmax(x, axis=0), COLUMNS),
+    (lambda x: stable_softmax(x, axis=0), COLUMNS),
     (lambda x: np.exp(x) / np.exp(x).sum(), WHOLE),
-    (lambda x: _normalize(np.exp(x - x.max(axis=-1, keepdims=True)), keepdims=False), KEEPDIMS),
-    (lambda x: _normalize(np.exp(x), keepdims=False), KEEPDIMS),
-    (lambda x: _normalize(np.exp(x - x.max(axis=-1))), KEEPDIMS),
+    (lambda x: _lost_axis(np.exp(x - x.max(axis=-1, keepdims=True))), KEEPDIMS),
+    (lambda x: _lost_axis(np.exp(x)), KEEPDIMS),
+    (lambda x: naive_softmax(x - x.max(axis=-1)), KEEPDIMS),
 ]
 
 MULTISCALE = np.array([[-1000.0, 0.0, 1000.0],        # одна матрица — строки очень разного масштаба
@@ -62,11 +65,11 @@ EXAMPLES = [  # (оценки, как о них сказать)
 ]
 
 
-def _diagnose(out, x, right, where):
+def _diagnose(out, x, right, where, tol):
     shape = x.shape
     hints = [(lambda m=mistake: m(x), hint.format(shape=shape, lost=shape[:-1], kept=shape[:-1] + (1,)))
              for mistake, hint in MISTAKES]
-    recognize(out, right, hints, f"{where}: ")
+    recognize(out, right, hints, f"{where}: ", tol)
     if x.ndim > 1 and np.allclose(out.sum(axis=-2), 1):
         raise Wrong(f"{where}: {COLUMNS}")
     if x.ndim > 1 and np.isclose(out.sum(), 1):
@@ -86,12 +89,13 @@ def check_softmax(candidate):
             raise
         expect_shape(out, x.shape, where)
         right = reference(x.astype(float))
-        if same(out, right, atol=1e-7):
+        tol = tolerance(scale=1 + np.abs(x).max())      # exp(x − max) теряет eps · |x|
+        if matches(out, right, tol):
             continue
-        _diagnose(out, x.astype(float), right, where)
+        _diagnose(out, x.astype(float), right, where, tol)
         if not np.allclose(out.sum(axis=-1), 1):
             raise Wrong(f"{where}: строки не дают в сумме 1 — нормируйте каждую строку отдельно "
                         "(axis=-1, keepdims=True)")
         expect_finite(out, f"{where}: вычтите из оценок максимум строки — softmax от этого не меняется")
-        expect_close(out, right, f"{where}: веса неверные — softmax = exp(x) / сумма exp(x) по строке", atol=1e-7)
+        expect_close(out, right, f"{where}: веса неверные — softmax = exp(x) / сумма exp(x) по строке", tol)
     return "softmax работает: веса положительны, в сумме 1 и не боятся больших чисел"

@@ -1,9 +1,11 @@
 """Урок 01: косинус, one-hot @ таблица, ближайшие соседи — неверные ответы (с куском подсказки) и верные (None)."""
 
+import heapq
 import math
 
 import numpy as np
 
+import course_lib as nt
 from course_lib.exercises.embeddings import check_cosine, check_nearest, check_one_hot_lookup
 
 
@@ -68,6 +70,36 @@ def indices(word, vocab, vectors, k):
     return [i for i in np.argsort(-(unit @ unit[vocab.index(word)])) if vocab[i] != word][:k]
 
 
+def nearest_pairs_cosine_first(word, vocab, vectors, k):
+    """Пары (косинус, слово) — так их удобно сортировать."""
+    unit = unit_rows(vectors)
+    cosines = unit @ unit[vocab.index(word)]
+    return sorted(((float(cosines[i]), w) for i, w in enumerate(vocab) if w != word), reverse=True)[:k]
+
+
+def nearest_heapq(word, vocab, vectors, k):
+    query = vectors[vocab.index(word)]
+    return tuple(heapq.nlargest(k, (w for w in vocab if w != word),
+                                key=lambda w: cosine(vectors[vocab.index(w)], query)))
+
+
+def nearest_list_indexed_by_array(word, vocab, vectors, k):
+    unit = unit_rows(vectors)
+    order = np.argsort(-(unit @ unit[vocab.index(word)]))
+    return vocab[order[1:k + 1]]
+
+
+def nearest_array_of_words(word, vocab, vectors, k):
+    unit = unit_rows(vectors)
+    order = [i for i in np.argsort(-(unit @ unit[vocab.index(word)])) if vocab[i] != word]
+    return np.array(vocab)[order[:k]]
+
+
+def one_hot_float_V(ids, weight):
+    V = weight.size / weight.shape[1]
+    return np.zeros((len(ids), V)) @ weight
+
+
 euclid = by_score(lambda vs, v: np.linalg.norm(vs - v, axis=1), best_first=False)
 
 CASES = [
@@ -82,12 +114,24 @@ CASES = [
     (check_cosine, lambda a, b: np.linalg.norm(a - b), "евклидово расстояние", "euclidean"),
     (check_cosine, lambda a, b: None, "return", "no-return"),
     (check_cosine, lambda a, b: a @ b.reshape(-1, 1, 1), "в умножении матриц", "crash-matmul"),
+    (check_cosine, lambda a, b: a @ b / np.linalg.norm(a) * np.linalg.norm(b), "скобки", "no-parentheses"),
+    (check_cosine, lambda a, b: a.dot(b) / (a.norm() * b.norm()), "нет атрибута .norm", "norm-method"),
+    (check_cosine, lambda a, b: str(cosine(a, b)), "текст", "string"),
+    (check_cosine, lambda a, b: np.sum(a * b) / math.sqrt(a @ a) * math.sqrt(b @ b), "скобки", "no-parentheses-math"),
     # ---- косинус: верные
     (check_cosine, cosine, None, "norm"),
     (check_cosine, cosine_loop, None, "loops-math"),
     (check_cosine, lambda a, b: np.dot(a, b) / np.sqrt(np.sum(a ** 2) * np.sum(b ** 2)), None, "sqrt-of-product"),
     (check_cosine, lambda a, b: np.float32(cosine(a, b)), None, "float32"),
     (check_cosine, lambda a, b: np.array([[cosine(a, b)]]), None, "1x1-array"),
+    (check_cosine, lambda a, b: [cosine(a, b)], None, "list-of-one"),
+    (check_cosine, lambda a, b: float(np.inner(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))), None, "inner-float"),
+    (check_cosine, lambda a, b: np.float32(a @ b) / np.float32(np.linalg.norm(a)) / np.float32(np.linalg.norm(b)), None,
+     "float32-two-divisions"),
+    (check_cosine, lambda a, b: np.einsum("i,i->", a / np.linalg.norm(a), b / np.linalg.norm(b)), None,
+     "normalize-first-einsum"),
+    (check_cosine, lambda a, b: (nt.tensor(a) @ nt.tensor(b)) / float(np.linalg.norm(a) * np.linalg.norm(b)), None,
+     "tensor"),
 
     # ---- one-hot @ таблица: неверные
     (check_one_hot_lookup, lambda ids, w: np.eye(w.shape[0])[ids], "сама матрица one-hot", "one-hot-only"),
@@ -99,12 +143,20 @@ CASES = [
     (check_one_hot_lookup, lambda ids, w: np.eye(w.shape[0])[np.asarray(ids) + 1 if max(ids) < 4 else ids] @ w,
      "weight[ids]", "shifted-ids"),
     (check_one_hot_lookup, lambda ids, w: None, "return", "no-return"),
+    (check_one_hot_lookup, one_hot_float_V, "делите через //", "float-V"),
+    (check_one_hot_lookup, lambda ids, w: np.eye(len(w))[ids] * w, "поэлементная операция", "elementwise"),
+    (check_one_hot_lookup, lambda ids, w: np.zeros(len(ids), len(w)) @ w, "np.zeros((T, T))", "zeros-two-args"),
+    (check_one_hot_lookup, lambda ids, w: np.eye(len(w))[ids].T @ w, "one-hot транспонирован", "one-hot-T"),
     # ---- one-hot @ таблица: верные
     (check_one_hot_lookup, one_hot_lookup, None, "eye"),
     (check_one_hot_lookup, one_hot_loop, None, "loop"),
     (check_one_hot_lookup, lambda ids, w: (np.asarray(ids)[:, None] == np.arange(len(w))).astype(np.float32) @ w,
      None, "comparison-float32"),
     (check_one_hot_lookup, lambda ids, w: np.einsum("tv,vd->td", np.eye(len(w))[ids], w), None, "einsum"),
+    (check_one_hot_lookup, lambda ids, w: [list(row) for row in np.eye(len(w))[ids] @ w], None, "list-of-lists"),
+    (check_one_hot_lookup, lambda ids, w: np.eye(len(w), dtype=int)[ids] @ w, None, "int-one-hot"),
+    (check_one_hot_lookup, lambda ids, w: nt.tensor(np.eye(len(w))[ids]) @ nt.tensor(w), None, "tensor"),
+    (check_one_hot_lookup, lambda ids, w: np.take(w, ids, axis=0), None, "take"),
 
     # ---- ближайшие соседи: неверные
     (check_nearest, by_score(lambda vs, v: vs @ v), "скалярного произведения", "dot"),
@@ -115,11 +167,22 @@ CASES = [
     (check_nearest, lambda word, vocab, vectors, k: nearest(word, vocab, vectors, k + 1), "нужно ровно k = 3", "k+1"),
     (check_nearest, indices, "нужны слова", "indices"),
     (check_nearest, lambda word, vocab, vectors, k: nearest(word, vocab, vectors, 3), "нужно ровно k = 1", "k-ignored"),
-    (check_nearest, lambda word, vocab, vectors, k: nearest(word, vocab, vectors, k)[::-1], "ожидались", "reversed"),
+    (check_nearest, lambda word, vocab, vectors, k: nearest(word, vocab, vectors, k)[::-1], "порядок не тот", "reversed"),
     (check_nearest, lambda word, vocab, vectors, k: None, "return", "no-return"),
+    (check_nearest, lambda word, vocab, vectors, k: sorted(nearest(word, vocab, vectors, k)), "порядок не тот",
+     "alphabetical"),
+    (check_nearest, lambda word, vocab, vectors, k: [w for w in vocab[::-1] if w != word][:k], "ожидались", "vocab-tail"),
+    (check_nearest, nearest_list_indexed_by_array, "[vocab[i] for i in order]", "list-indexed-by-array"),
+    (check_nearest, lambda word, vocab, vectors, k: vectors[word], "слово — сначала найдите его номер", "word-as-index"),
+    (check_nearest, lambda word, vocab, vectors, k: {w: 1.0 for w in nearest(word, vocab, vectors, k)},
+     "верните список слов", "dict"),
     # ---- ближайшие соседи: верные
     (check_nearest, nearest, None, "argsort"),
     (check_nearest, nearest_with_scores, None, "pairs"),
     (check_nearest, nearest_sorted, None, "sorted-key"),
     (check_nearest, by_score(lambda vs, v: vs @ v / np.linalg.norm(vs, axis=1)), None, "query-not-normalized"),
+    (check_nearest, lambda word, vocab, vectors, k: tuple(nearest(word, vocab, vectors, k)), None, "tuple"),
+    (check_nearest, nearest_heapq, None, "heapq-tuple"),
+    (check_nearest, nearest_array_of_words, None, "array-of-words"),
+    (check_nearest, nearest_pairs_cosine_first, None, "pairs-cosine-first"),
 ]

@@ -13,6 +13,22 @@ def permutation_loop(order):
     return P
 
 
+def permutation_nested_list(order):
+    return [[1 if column == row_source else 0 for column in range(len(order))] for row_source in order]
+
+
+def permutation_zeros_two_args(order):
+    P = np.zeros(len(order), len(order))
+    P[np.arange(len(order)), order] = 1
+    return P
+
+
+def permutation_fancy_float32(order):
+    P = np.zeros((len(order), len(order)), dtype=np.float32)
+    P[np.arange(len(order)), order] = 1
+    return P
+
+
 def gap(f, X, order):
     return np.abs(f(X[order]) - f(X)[order]).max()
 
@@ -36,6 +52,9 @@ CASES = [
     (check_permutation_matrix, lambda order: np.array(order)[:, None] * np.ones(len(order)), "нули и единицы",
      "order-broadcast"),
     (check_permutation_matrix, lambda order: None, "return", "no-return"),
+    (check_permutation_matrix, permutation_zeros_two_args, "np.zeros((T, T))", "zeros-two-args"),
+    (check_permutation_matrix, lambda order: np.eye(order), "где ждут одно целое число", "eye-of-order"),
+    (check_permutation_matrix, lambda order: [list(row) for row in np.eye(len(order))], "единичная", "identity-list"),
     # ---- матрица перестановки: верные
     (check_permutation_matrix, lambda order: np.eye(len(order))[order], None, "eye-rows"),
     (check_permutation_matrix, permutation_loop, None, "loop"),
@@ -43,6 +62,9 @@ CASES = [
     (check_permutation_matrix, lambda order: (np.asarray(order)[:, None] == np.arange(len(order))).astype(int), None,
      "comparison-int"),
     (check_permutation_matrix, lambda order: np.eye(len(order), dtype=bool)[order], None, "bool"),
+    (check_permutation_matrix, permutation_nested_list, None, "nested-list"),
+    (check_permutation_matrix, permutation_fancy_float32, None, "fancy-float32"),
+    (check_permutation_matrix, lambda order: np.identity(len(order))[list(order)].tolist(), None, "identity-tolist"),
 
     # ---- расхождение эквивариантности: неверные
     (check_equivariance_gap, lambda f, X, order: np.abs(f(X[order]) - f(X)).max(), "не переставили", "not-permuted"),
@@ -56,6 +78,14 @@ CASES = [
     (check_equivariance_gap, lambda f, X, order: np.abs(f(X) - f(X)).max() + 1.0, "Посчитайте f", "nonsense"),
     (check_equivariance_gap, lambda f, X, order: str(gap(f, X, order)), "одно число", "string"),
     (check_equivariance_gap, lambda f, X, order: None, "return", "no-return"),
+    (check_equivariance_gap, lambda f, X, order: max(abs(f(X[order]) - f(X)[order])), "встроенных max", "builtin-max"),
+    (check_equivariance_gap, lambda f, X, order: np.abs(f(X[order]) - f(X)[order]).max, "без скобок", "max-no-call"),
+    (check_equivariance_gap, lambda f, X, order: (gap(f, X, order), gap(f, X, order) == 0), "одно число",
+     "with-flag"),
+    (check_equivariance_gap, lambda f, X, order: float(np.abs(f(X[order]) - f(X)[order]).sum()), "Посчитайте f",
+     "sum"),
+    (check_equivariance_gap, lambda f, X, order: gap(f, X, order) / np.abs(f(X) - f(X)).max(), "не делите ли вы на ноль",
+     "divided-by-zero"),
     # ---- расхождение эквивариантности: верные
     (check_equivariance_gap, gap, None, "abs-max"),
     (check_equivariance_gap, gap_loop, None, "loops"),
@@ -63,4 +93,10 @@ CASES = [
      None, "inf-norm"),
     (check_equivariance_gap, lambda f, X, order: np.max(np.abs(f(X[order]) - np.take(f(X), order, axis=0))), None,
      "take"),
+    (check_equivariance_gap, lambda f, X, order: [gap(f, X, order)], None, "list-of-one"),
+    (check_equivariance_gap, lambda f, X, order: np.float32(gap(f, X, order)), None, "float32"),
+    (check_equivariance_gap, lambda f, X, order: max(abs(x) for x in (f(X[order]) - f(X)[order]).flat), None,
+     "builtin-max-flat"),
+    (check_equivariance_gap, lambda f, X, order: np.abs(f(X[order]).astype(np.float32) - f(X)[order]).max(), None,
+     "float32-difference"),
 ]

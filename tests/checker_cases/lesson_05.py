@@ -3,17 +3,8 @@
 import numpy as np
 
 import course_lib as nt
+from course_lib.exercises._softmax import naive_softmax, stable_softmax
 from course_lib.exercises.causal import check_causal_weights, check_padding_mask
-
-
-def naive_softmax(x, axis=-1):
-    e = np.exp(x)
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def stable_softmax(x, axis=-1):
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def ones(s):
@@ -45,6 +36,26 @@ def causal_loops(scores):
             e = np.exp(row - row.max())
             out[index][i, :i + 1] = e / e.sum()
     return out
+
+
+def causal_float_mask_index(scores):
+    """Маска из нулей и единиц как индекс: NumPy такой не примет."""
+    scores = scores.copy()
+    scores[..., np.triu(ones(scores), k=1)] = -np.inf
+    return nt.softmax(scores)
+
+
+def causal_triu_indices_float32(scores):
+    """Будущее — по номерам клеток np.triu_indices, всё во float32."""
+    scores = np.array(scores, dtype=np.float32)
+    rows, columns = np.triu_indices(scores.shape[-1], k=1)
+    scores[..., rows, columns] = -np.inf
+    return stable_softmax(scores)
+
+
+def causal_finfo_min(scores):
+    allowed = np.tril(np.ones(scores.shape[-2:], dtype=bool))
+    return stable_softmax(np.where(allowed, scores, np.finfo(scores.dtype).min))
 
 
 def renormalized_after(scores):
@@ -87,6 +98,13 @@ CASES = [
     (check_causal_weights, lambda s: nt.softmax(np.where(nt.causal_mask(5), s, -np.inf)), "scores.shape[-1]", "T-fixed"),
     (check_causal_weights, renormalized_after, "нормированы заново", "renormalized-after-softmax"),
     (check_causal_weights, lambda s: None, "return", "no-return"),
+    (check_causal_weights, causal_float_mask_index, "булевой", "float-mask-as-index"),
+    (check_causal_weights, lambda s: nt.softmax(np.where(np.tril(np.ones(s.shape[-1], s.shape[-1])), s, -np.inf)),
+     "np.zeros((T, T))", "ones-two-args"),
+    (check_causal_weights, lambda s: nt.softmax(s.masked_fill(np.triu(ones(s), k=1) == 1, -np.inf)), "np.where",
+     "masked-fill"),
+    (check_causal_weights, lambda s: naive_softmax(np.where(nt.causal_mask(s.shape[-1]), s, -np.inf), axis=-2),
+     "столбцы", "axis-2-naive"),
     # ---- причинные веса: верные
     (check_causal_weights, causal_weights, None, "causal_mask"),
     (check_causal_weights, lambda s: hide(s, lambda o: np.triu(o, k=1)), None, "triu-as-hidden"),
@@ -95,6 +113,11 @@ CASES = [
     (check_causal_weights, lambda s: hide(s, lambda o: np.triu(o, k=1), fill=-1e9, softmax=stable_softmax), None,
      "minus-1e9"),
     (check_causal_weights, causal_loops, None, "loops"),
+    (check_causal_weights, causal_triu_indices_float32, None, "triu-indices-float32"),
+    (check_causal_weights, causal_finfo_min, None, "finfo-min"),
+    (check_causal_weights, lambda s: causal_weights(s).tolist(), None, "tolist"),
+    (check_causal_weights, lambda s: nt.softmax(nt.tensor(s) + np.triu(np.full(s.shape[-2:], -np.inf), k=1)), None,
+     "tensor-additive"),
 
     # ---- маска паддинга: неверные
     (check_padding_mask, lambda lengths, T: np.arange(T) < np.asarray(lengths)[:, None], "(N, T)", "N-T"),
@@ -108,10 +131,19 @@ CASES = [
      "lengths[:, None]", "no-column"),
     (check_padding_mask, lambda lengths, T: np.ones((len(lengths), 1, 1, T), dtype=bool), "неверная", "all-true"),
     (check_padding_mask, lambda lengths, T: None, "return", "no-return"),
+    (check_padding_mask, lambda lengths, T: (np.arange(T) < lengths)[None, None], "lengths[:, None]", "no-column-crash"),
+    (check_padding_mask, lambda lengths, T: np.arange(T) < np.asarray(lengths).reshape(-1, 1, 1, 1.0), "делите через //",
+     "float-reshape"),
+    (check_padding_mask, lambda lengths, T: padding_mask(lengths, T).tolist, "без скобок", "tolist-without-call"),
+    (check_padding_mask, lambda lengths, T: (padding_mask(lengths, T), T), "несколько значений", "pair"),
     # ---- маска паддинга: верные
     (check_padding_mask, padding_mask, None, "arange"),
     (check_padding_mask, padding_loop, None, "loop"),
     (check_padding_mask, lambda lengths, T: np.asarray(lengths).reshape(-1, 1, 1, 1) > np.arange(T), None, "reshape"),
     (check_padding_mask, lambda lengths, T: ~(np.arange(T)[None, :] >= np.asarray(lengths)[:, None])[:, None, None],
      None, "negated"),
+    (check_padding_mask, lambda lengths, T: padding_mask(lengths, T).tolist(), None, "nested-list"),
+    (check_padding_mask, lambda lengths, T: np.expand_dims(np.arange(T)[None, :] < np.array(lengths)[:, None], (1, 2)),
+     None, "expand-dims"),
+    (check_padding_mask, lambda lengths, T: np.less.outer(np.arange(T), lengths).T[:, None, None, :], None, "outer"),
 ]

@@ -52,6 +52,35 @@ def comprehension_loop(model, optimizer, loss_fn, steps):
     return np.array([one_step() for _ in range(steps)])
 
 
+def grads_set_to_none_loop(model, optimizer, loss_fn, steps):
+    """Градиенты стёрты руками, ответ — кортеж."""
+    losses = ()
+    step = 0
+    while step < steps:
+        for p in model.parameters():
+            p.grad = None
+        loss = loss_fn(model)
+        loss.backward()
+        optimizer.step()
+        losses += (loss.data.item(),)
+        step += 1
+    return losses
+
+
+def torch_habits(backward=None, zero_grad=None, record=lambda loss: loss.item()):
+    """Цикл с привычкой из PyTorch: аргументы backward(), zero_grad() — или своё число в список."""
+    def train_loop(model, optimizer, loss_fn, steps):
+        losses = []
+        for _ in range(steps):
+            optimizer.zero_grad(**(zero_grad or {}))
+            loss = loss_fn(model)
+            loss.backward(**(backward or {}))
+            optimizer.step()
+            losses.append(record(loss))
+        return losses
+    return train_loop
+
+
 def one_step_short(model, optimizer, loss_fn, steps):
     return right_loop(model, optimizer, loss_fn, steps - 1)
 
@@ -84,6 +113,7 @@ CASES = [
     (check_training_loop, loop("zfb"), "step() ни разу", "no-step"),
     (check_training_loop, loop("fbzs"), "между backward() и step()", "zero-grad-before-step"),
     (check_training_loop, loop("zfbss"), "один шаг — один step()", "two-steps"),
+    (check_training_loop, loop("zfsb"), "раньше loss.backward()", "step-before-backward"),
     (check_training_loop, loop("zbs", before="f"), "внутри цикла", "forward-once"),
     (check_training_loop, one_step_short, "вызвана 39 раз", "steps-1"),
     (check_training_loop, loop("zfbs", returns="tensors"), "loss.item()", "tensors"),
@@ -94,10 +124,20 @@ CASES = [
     (check_training_loop, lambda model, optimizer, loss_fn, steps: None, "return", "no-return"),
     (check_training_loop, lambda model, optimizer, loss_fn, steps: 1 / 0, "ZeroDivisionError", "crash"),
     (check_training_loop, lambda model, optimizer, loss_fn, steps: [], "ни разу не вызвана", "nothing"),
+    (check_training_loop, torch_habits(backward={"retain_graph": True}), "без аргументов", "retain-graph"),
+    (check_training_loop, torch_habits(zero_grad={"set_to_none": True}), "без аргументов", "set-to-none"),
+    (check_training_loop, torch_habits(record=lambda loss: loss.item), "без скобок", "item-without-call"),
+    (check_training_loop, torch_habits(record=lambda loss: str(loss.item())), "не только числа", "strings"),
+    (check_training_loop, lambda model, optimizer, loss_fn, steps: {i: x for i, x in
+                                                                   enumerate(right_loop(model, optimizer, loss_fn, steps))},
+     "список чисел", "dict"),
     # ---- цикл обучения: верные
     (check_training_loop, right_loop, None, "zero-forward-backward-step"),
     (check_training_loop, model_zero_grad_loop, None, "model-zero-grad-at-end"),
     (check_training_loop, comprehension_loop, None, "comprehension-float-array"),
+    (check_training_loop, torch_habits(record=float), None, "float-of-loss"),       # float(loss), как в PyTorch
+    (check_training_loop, grads_set_to_none_loop, None, "grads-set-to-none-tuple"),
+    (check_training_loop, torch_habits(record=lambda loss: loss.data), None, "zero-dim-arrays"),
 
     # ---- роли голов: неверные
     (check_relation_scores, prefix(1), "с t = 1", "from-t1"),
@@ -113,9 +153,19 @@ CASES = [
      "T и h берите из weights.shape", "T-fixed"),
     (check_relation_scores, lambda w: right_scores(w)[0], "пару", "one-value"),
     (check_relation_scores, lambda w: (right_scores(w)[0] * 2, right_scores(w)[1]), "previous неверный", "doubled"),
+    (check_relation_scores, lambda w: (w[:, range(2, w.shape[-1]), range(2, w.shape[-1]) - 1].mean(-1), 0),
+     "np.arange", "range-minus-one"),
+    (check_relation_scores, lambda w: {"previous": right_scores(w)[0], "first": right_scores(w)[1]}, "верните пару",
+     "dict"),
+    (check_relation_scores, lambda w: list(right_scores(w)[::-1]), "перепутаны местами", "swapped-list"),
+    (check_relation_scores, lambda w: (right_scores(w)[0], w[:, 0, 2:].mean(-1)), "строка и столбец", "first-row-column"),
     # ---- роли голов: верные
     (check_relation_scores, right_scores, None, "fancy-indexing"),
     (check_relation_scores, scores_loop, None, "loops"),
     (check_relation_scores, lambda w: (np.diagonal(w, offset=-1, axis1=1, axis2=2)[:, 1:].mean(-1),
                                        w[:, 2:, 0].mean(-1)), None, "diagonal"),
+    (check_relation_scores, lambda w: list(right_scores(w)), None, "pair-as-list"),
+    (check_relation_scores, lambda w: np.stack(right_scores(w)), None, "stacked-array"),
+    (check_relation_scores, lambda w: tuple(x.astype(np.float32).tolist() for x in scores_loop(w)), None,
+     "float32-lists"),
 ]

@@ -37,6 +37,29 @@ def step_loops(m, l, acc, scores, values):
     return m, l, acc
 
 
+def step_float32_list(m, l, acc, scores, values):
+    """Во float32, exp блока — суммой по ключам в обратном порядке, ответ — списком."""
+    m, l, acc, scores, values = (np.asarray(a, dtype=np.float32) for a in (m, l, acc, scores, values))
+    m_new = np.maximum(m, np.max(scores, axis=1)[:, None])
+    exp_scores = np.exp(scores - m_new)
+    block = np.zeros_like(l)
+    for j in reversed(range(scores.shape[1])):
+        block[:, 0] += exp_scores[:, j]
+    correction = np.exp(m - m_new)
+    return [m_new, l * correction + block, acc * correction + np.einsum("qk,kv->qv", exp_scores, values)]
+
+
+def l_summed_over_block(m, l, acc, scores, values):
+    """Сумма exp по всему блоку, а не по строке каждого запроса."""
+    m_new, _, acc_new = step(m, l, acc, scores, values)
+    return m_new, l * np.exp(m - m_new) + np.exp(scores - m_new).sum(), acc_new
+
+
+def step_builtin_max(m, l, acc, scores, values):
+    m_new = max(m, scores.max(axis=-1, keepdims=True))
+    return step(m_new, l, acc, scores, values)
+
+
 def step_with(m_rule=None, correction_rule=None, exp_rule=None, acc_rule=None):
     """Шаг с одной ошибкой: подменить правило для m_new, поправки, exp блока или acc."""
     def wrong(m, l, acc, scores, values):
@@ -83,6 +106,18 @@ def kv_einsum32(k_cache, v_cache, q_new, k_new, v_new):
     return np.einsum("...qk,...kv->...qv", nt.softmax(scores), values), keys, values
 
 
+def kv_concatenate_without_list(k_cache, v_cache, q_new, k_new, v_new):
+    keys = np.concatenate(k_cache, k_new)
+    return attend(q_new, keys, np.concatenate(v_cache, v_new)), keys, v_cache
+
+
+def kv_float32_list(k_cache, v_cache, q_new, k_new, v_new):
+    keys = np.concatenate((k_cache, k_new), axis=k_cache.ndim - 2).astype(np.float32)
+    values = np.concatenate((v_cache, v_new), axis=v_cache.ndim - 2).astype(np.float32)
+    scores = np.matmul(q_new.astype(np.float32), np.swapaxes(keys, -1, -2)) / np.float32(np.sqrt(keys.shape[-1]))
+    return [np.matmul(nt.softmax(scores), values), keys, values]
+
+
 def kv_queries_axis(k_cache, v_cache, q_new, k_new, v_new):
     def fn(q, k, v):
         scores = q @ np.swapaxes(k, -1, -2)
@@ -103,17 +138,28 @@ CASES = [
     (check_online_softmax_step, step_with(correction_rule=lambda m, m_new: np.exp(m_new - m)), "перевёрнута",
      "flipped-correction"),
     (check_online_softmax_step, step_with(exp_rule=lambda s, m_new: np.exp(s)), "от нового максимума", "raw-exp"),
+    (check_online_softmax_step, l_summed_over_block, "по всему блоку сразу", "l-sum-over-block"),
+    (check_online_softmax_step, lambda m, l, acc, s, v: step(np.max(m, s.max(-1, keepdims=True)), l, acc, s, v),
+     "np.maximum(a, b)", "np-max-of-two"),
     (check_online_softmax_step, step_with(acc_rule=lambda a, c, e, v: a + e @ v), "acc тоже", "acc-not-corrected"),
     (check_online_softmax_step, normalized_each_step, "ненормированная сумма", "normalized-each-step"),
     (check_online_softmax_step, lambda m, l, acc, s, v: (m, l), "три значения", "two-values"),
     (check_online_softmax_step, lambda m, l, acc, s, v: (m[:, 0], l, acc), "m: ожидалась форма", "m-shape"),
     (check_online_softmax_step, lambda m, l, acc, s, v: None, "return", "no-return"),
     (check_online_softmax_step, lambda m, l, acc, s, v: step(m, l, acc, s, v.T), "в умножении матриц", "values-T"),
+    (check_online_softmax_step, step_builtin_max, "встроенных max", "builtin-max"),
+    (check_online_softmax_step, lambda m, l, acc, s, v: [m, l], "три значения", "two-values-list"),
+    (check_online_softmax_step, lambda m, l, acc, s, v: {"m": m, "l": l, "acc": acc}, "три значения", "dict"),
+    (check_online_softmax_step, lambda m, l, acc, s, v: step(m, l, acc, s, v)[::-1], "в обратном порядке", "reversed"),
+    (check_online_softmax_step, step_with(exp_rule=lambda s, m_new: np.exp(s - m_new), m_rule=lambda m, s:
+                                          np.maximum(m, s.max(axis=-1, keepdim=True))), "keepdims", "torch-keepdim"),
     # ---- шаг online softmax: верные
     (check_online_softmax_step, step, None, "vectorized"),
     (check_online_softmax_step, step_two_stage, None, "two-stage"),
     (check_online_softmax_step, step_loops, None, "loops"),
     (check_online_softmax_step, online_softmax_step, None, "library"),
+    (check_online_softmax_step, lambda *a: list(step(*a)), None, "triple-as-list"),
+    (check_online_softmax_step, step_float32_list, None, "float32-other-order-list"),
 
     # ---- шаг с KV-кэшем: неверные
     (check_kv_step, lambda *a: kv(*a, axis=0), "axis=-2", "axis-0"),
@@ -125,10 +171,18 @@ CASES = [
     (check_kv_step, lambda *a: kv(*a, scale=1 / np.sqrt(a[2].shape[-1])), "на d_k, а нужно на √d_k", "by-d_k"),
     (check_kv_step, lambda *a: (a[4],) + kv(*a)[1:], "только на себя", "only-self"),
     (check_kv_step, kv_queries_axis, "по оси запросов", "softmax-over-queries"),
+    (check_kv_step, lambda k, v, q, kn, vn: kv(k, v, kn, kn, vn), "новый ключ k_new", "k_new-as-query"),
     (check_kv_step, lambda *a: (a[2], a[0]), "три значения", "two-values"),
     (check_kv_step, lambda *a: None, "return", "no-return"),
+    (check_kv_step, kv_concatenate_without_list, "np.concatenate([a, b]", "concatenate-without-list"),
+    (check_kv_step, lambda *a: list(kv(*a))[:2], "три значения", "two-values-list"),
+    (check_kv_step, lambda *a: kv(*a, fn=lambda q, k, v: attend(q, k, v).T), "context", "context-T"),
+    (check_kv_step, lambda *a: [kv(*a)[0], kv(*a)[2], kv(*a)[1]], "кэши перепутаны", "caches-swapped"),
     # ---- шаг с KV-кэшем: верные
     (check_kv_step, kv, None, "concatenate"),
     (check_kv_step, kv_library, None, "append-library"),
     (check_kv_step, kv_einsum32, None, "einsum-float32"),
+    (check_kv_step, lambda *a: list(kv(*a)), None, "triple-as-list"),
+    (check_kv_step, kv_float32_list, None, "float32-list"),
+    (check_kv_step, lambda *a: tuple(x.tolist() for x in kv(*a)), None, "nested-lists"),
 ]

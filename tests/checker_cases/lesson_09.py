@@ -18,7 +18,7 @@ def prefix(key_shift, queries=lambda L, q: q, reduce="mean"):
         L, q = second_copy(weights)
         q = queries(L, q)
         picked = weights[:, q, q - L + key_shift(L)]
-        return picked.sum(-1) if reduce == "sum" else picked.mean(-1)
+        return getattr(picked, reduce)(-1)
     return my_prefix_matching
 
 
@@ -51,6 +51,19 @@ def prefix_float_L(weights):
     return weights[:, q, q - L + 1].mean(axis=-1)
 
 
+def prefix_range(weights):
+    L = (weights.shape[-1] - 1) // 2
+    q = range(L + 1, 2 * L + 1)
+    return weights[:, q, q - L + 1].mean(axis=-1)
+
+
+def prefix_float32_list(weights):
+    """Голова за головой, во float32, ответ — списком."""
+    L = (weights.shape[-1] - 1) // 2
+    w = weights.astype(np.float32)
+    return [float(np.mean([w[head, q, q - L + 1] for q in range(2 * L, L, -1)])) for head in range(len(w))]
+
+
 def previous_score(weights):
     t = np.arange(1, weights.shape[-1])
     return weights[..., t, t - 1].mean(axis=-1)                     # (layers, h)
@@ -75,6 +88,11 @@ def previous_loops(weights):
 def previous_diagonal(weights):
     score = np.diagonal(weights, offset=-1, axis1=-2, axis2=-1).mean(axis=-1)   # диагональ под главной
     return tuple(np.argwhere(score == score.max())[0])
+
+
+def previous_divmod(weights):
+    score = previous_score(weights)
+    return list(divmod(int(np.argmax(score)), score.shape[1]))
 
 
 def layer_norm(x, weight, bias, eps=1e-5):
@@ -105,6 +123,13 @@ def layer_norm_float32(x, weight, bias, eps=1e-5):
     return centered / np.sqrt(np.mean(centered**2, axis=-1, keepdims=True) + eps) * weight + bias
 
 
+def layer_norm_std(x, weight, bias, eps=1e-5):
+    """Через np.std, во float32 и с другим порядком действий: (x − mean) · w / σ + b."""
+    x = np.asarray(x, dtype=np.float32)
+    sigma = np.sqrt(np.std(x, axis=-1, keepdims=True) ** 2 + np.float32(eps))
+    return (x - x.mean(axis=-1)[..., None]) * weight.astype(np.float32) / sigma + bias.astype(np.float32)
+
+
 def norm_with(center=True, var=lambda x: x.var(-1, keepdims=True), root=lambda v, eps: np.sqrt(v + eps),
               affine=lambda y, w, b: y * w + b):
     """LayerNorm с подменённой частью — для неверных вариантов."""
@@ -124,12 +149,19 @@ CASES = [
     (check_prefix_matching, prefix(lambda L: 1, queries=lambda L, q: q - 1), "запросы сдвинуты на один", "queries-from-L"),
     (check_prefix_matching, prefix(lambda L: 1, queries=lambda L, q: q[:-1]), "пропущен последний запрос", "no-last"),
     (check_prefix_matching, lambda w: prefix_right(w).mean(), "по числу на каждую голову", "scalar"),
+    (check_prefix_matching, prefix(lambda L: 1, reduce="max"), "это максимум", "max"),
     (check_prefix_matching, prefix_float_L, "L = (T − 1) // 2", "float-L"),
     (check_prefix_matching, lambda w: prefix_right(w)[:1], "ожидалась форма", "shape"),
+    (check_prefix_matching, prefix_range, "np.arange", "range-minus"),
+    (check_prefix_matching, lambda w: prefix_right(w)[:, None], "out.reshape(3)", "extra-axis"),
+    (check_prefix_matching, lambda w: max(prefix_right(w), prefix_right(w)), "встроенных max", "builtin-max"),
+    (check_prefix_matching, lambda w: prefix_right(w).tolist, "без скобок", "tolist-without-call"),
     # ---- prefix-matching: верные
     (check_prefix_matching, prefix_right, None, "fancy-index"),
     (check_prefix_matching, prefix_loop, None, "loops"),
     (check_prefix_matching, prefix_diagonal, None, "diagonal-float32"),
+    (check_prefix_matching, prefix_float32_list, None, "float32-list"),
+    (check_prefix_matching, lambda w: tuple(prefix_right(w)), None, "tuple"),
 
     # ---- голова предыдущего токена: неверные
     (check_previous_token_head, lambda w: best(previous_score(w))[::-1], "пара перевёрнута", "swapped"),
@@ -139,28 +171,46 @@ CASES = [
     (check_previous_token_head, lambda w: best(w[..., np.arange(T := w.shape[-1])[:-1], np.arange(T)[1:]].mean(-1)),
      "перепутаны строка и столбец", "row-column"),
     (check_previous_token_head, lambda w: best(previous_score(w), pick=np.argmin), "argmax, а не argmin", "argmin"),
+    (check_previous_token_head, lambda w: best(w[..., 1:, 0].mean(-1)), "на первый токен", "first-token-head"),
     (check_previous_token_head, lambda w: int(np.argmax(previous_score(w))), "np.unravel_index", "flat-index"),
     (check_previous_token_head, previous_score, "оценки всех голов", "scores"),
     (check_previous_token_head, lambda w: best(previous_score(w)[:1]), "больше всех на предыдущий токен", "layer-0-only"),
+    (check_previous_token_head, lambda w: np.unravel_index(np.argmax(previous_score(w))), "не хватает 'shape'",
+     "unravel-without-shape"),
+    (check_previous_token_head, lambda w: "слой %d, голова %d" % best(previous_score(w)), "нужна пара целых", "string"),
+    (check_previous_token_head, lambda w: (best(previous_score(w)), previous_score(w).max()), "несколько значений",
+     "pair-and-score"),
     # ---- голова предыдущего токена: верные
     (check_previous_token_head, lambda w: best(previous_score(w)), None, "argmax-unravel"),
     (check_previous_token_head, previous_loops, None, "loops"),
     (check_previous_token_head, previous_diagonal, None, "np-diagonal"),
+    (check_previous_token_head, previous_divmod, None, "divmod-list"),
+    (check_previous_token_head, lambda w: np.array(best(previous_score(w))), None, "array"),
+    (check_previous_token_head, lambda w: np.unravel_index(np.argmax(previous_score(w)), previous_score(w).shape), None,
+     "unravel-index-tuple"),
 
     # ---- LayerNorm: неверные
     (check_layer_norm, norm_with(var=lambda x: x.var(-1, ddof=1, keepdims=True)), "несмещённая", "ddof-1"),
     (check_layer_norm, lambda x, w, b, eps=1e-5: (x - x.mean(0)) / np.sqrt(x.var(0) + eps) * w + b, "axis=-1", "axis-0"),
     (check_layer_norm, norm_with(affine=lambda y, w, b: y), "масштаб и сдвиг", "no-affine"),
     (check_layer_norm, norm_with(affine=lambda y, w, b: y * w), "забыли сдвиг", "no-bias"),
+    (check_layer_norm, norm_with(affine=lambda y, w, b: y * b + w), "перепутаны", "weight-bias-swapped"),
     (check_layer_norm, norm_with(center=False), "не вычли среднее", "no-center"),
     (check_layer_norm, norm_with(root=lambda v, eps: np.sqrt(v) + eps), "под корнем", "eps-outside"),
     (check_layer_norm, norm_with(root=lambda v, eps: np.sqrt(v)), "без eps", "no-eps"),
     (check_layer_norm, norm_with(root=lambda v, eps: v + eps), "корень", "no-sqrt"),
     (check_layer_norm, lambda x, w, b, eps=1e-5: (x - x.mean(-1)) / np.sqrt(x.var(-1) + eps) * w + b,
      "keepdims=True", "no-keepdims"),
+    (check_layer_norm, lambda x, w, b, eps=1e-5: (x - x.mean(-1, keepdim=True)) / np.sqrt(x.var(-1) + eps) * w + b,
+     "keepdims", "torch-keepdim"),
+    (check_layer_norm, lambda x, w, b, eps=1e-5: (x - x.mean(dim=-1)) * w + b, "axis", "torch-dim"),
+    (check_layer_norm, lambda x, w, b, eps=1e-5: (x - np.mean(x)) / np.sqrt(np.var(x) + eps) * w + b,
+     "по последней оси", "whole-array"),
     # ---- LayerNorm: верные
     (check_layer_norm, layer_norm, None, "numpy"),
     (check_layer_norm, layer_norm_loop, None, "loops"),
     (check_layer_norm, layer_norm_library, None, "library"),
     (check_layer_norm, layer_norm_float32, None, "float32"),
+    (check_layer_norm, layer_norm_std, None, "std-float32-other-order"),
+    (check_layer_norm, lambda x, w, b, eps=1e-5: layer_norm(x, w, b, eps).tolist(), None, "tolist"),
 ]
