@@ -16,6 +16,7 @@ from course_lib.autograd.tensor import no_grad
 from course_lib.props.induction import BOS, VOCAB, ablate, copy_positions, token_losses
 from course_lib.props.induction_training import evaluate, smooth
 from course_lib.props.training import History
+from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
 from course_lib.widgets.training import snapshot_view
@@ -60,7 +61,7 @@ class InductionPainter(Painter):
         vis.heads(view.weights.reshape(layers * h, *view.weights.shape[2:]), view.tokens, axes=head_axes, ncols=layers * h)
         for ax, name in zip(head_axes, head_names(layers, h)):
             ax.set_title(name, fontsize=9)
-            ax.tick_params(labelsize=6)
+            ax.tick_params(labelsize=layout.SMALLEST)
         loss_ax = fig.add_subplot(grid[1, :])
         steps = np.arange(1, len(view.first) + 1)
         for curve, color in [(view.first, FIRST_COLOR), (view.second, SECOND_COLOR)]:
