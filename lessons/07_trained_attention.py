@@ -440,7 +440,7 @@ def predict(sentence):
         return
     bank = list(ids).index(BANK_VOCAB.index["банк"])
     with nt.no_grad():
-        logits = model(ids[None], read_at=[bank]).data[0]        # (C,)
+        logits = model(ids[None], read_at=[bank]).data[0]        # (C,): логиты — оценки смыслов до softmax
     weights = model.attention.attn[0, 0, bank]                  # (T,): строка «банка»
     look = ", ".join(f"{t} {w:.2f}" for t, w in zip(tokens, weights) if w >= 0.05)
     print(f"«{sentence}» -> {CLASS_NAMES[logits.argmax()]}   (смотрит: {look})")

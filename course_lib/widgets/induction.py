@@ -70,7 +70,7 @@ class InductionPainter(Painter):
         (self.second_line,) = loss_ax.plot([], [], color=SECOND_COLOR, lw=1.8, label="вторая копия")
         loss_ax.axhline(np.log(VOCAB), color="grey", ls="--", lw=1, label="ln V: наугад")
         self.cursor = loss_ax.axvline(0, color="black", lw=1)
-        loss_ax.set(xlim=(0, len(steps)), xlabel="шаг обучения", ylabel="loss, наты")
+        loss_ax.set(xlim=(0, len(steps)), xlabel="шаг обучения", ylabel="потери, наты")
         loss_ax.legend(loc="upper right", fontsize=8)
         self.images = [ax.images[0] for ax in head_axes]
         self.title = loss_ax.set_title(" ")
@@ -84,7 +84,7 @@ class InductionPainter(Painter):
         self.second_line.set_data(steps, view.second[:view.step])
         self.cursor.set_xdata([view.step, view.step])
         if view.step:
-            self.title.set_text(f"после {view.step} шагов: loss первой копии {view.first[view.step - 1]:.2f}, "
+            self.title.set_text(f"после {view.step} шагов: потери первой копии {view.first[view.step - 1]:.2f}, "
                                 f"второй {view.second[view.step - 1]:.2f}")
         else:
             self.title.set_text("до обучения")
@@ -161,7 +161,7 @@ class AblationPainter(Painter):
         for bar, p in zip(self.bars, view.correct):
             bar.set_height(p)
         off = ", ".join(f"{layer}.{head}" for layer, head in view.heads_off) or "ничего"
-        self.title.set_text(f"выключено (слой.голова): {off}\nloss второй копии на новых последовательностях: "
+        self.title.set_text(f"выключено (слой.голова): {off}\nпотери второй копии на новых последовательностях: "
                             f"{view.second:.2f} нат (ln V = {np.log(VOCAB):.2f})")
 
     def caption(self, view):
