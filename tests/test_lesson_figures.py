@@ -80,6 +80,8 @@ def test_kernels_started_with_the_dir_check_figures(tmp_path):
     """Ядро с этим IPYTHONDIR падает на plt.show() у вылезшей подписи — как ячейка урока под nbval."""
     code = ("import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt\n"
             "fig, ax = plt.subplots(figsize=(2, 2)); ax.set_title('x' * 200)\n"
+            "try:\n    plt.show()\nexcept AssertionError as e:\n    print('поймано:', str(e).splitlines()[0])\n"
+            "plt.close('all'); fig, ax = plt.subplots(figsize=(3, 3)); ax.tick_params(labelsize=5)\n"
             "try:\n    plt.show()\nexcept AssertionError as e:\n    print('поймано:', str(e).splitlines()[0])\n")
     script = tmp_path / "cell.py"
     script.write_text(code, encoding="utf-8")
@@ -87,3 +89,4 @@ def test_kernels_started_with_the_dir_check_figures(tmp_path):
     out = subprocess.run([sys.executable, "-m", "IPython", "--no-banner", str(script)],
                          env=env, capture_output=True, text=True, cwd=pathlib.Path(__file__).parent)
     assert "поймано: подписи картинки выходят за край фигуры" in out.stdout, out.stdout + out.stderr
+    assert "поймано: подписи картинки слишком мелкие" in out.stdout, out.stdout + out.stderr
