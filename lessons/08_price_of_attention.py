@@ -18,7 +18,9 @@
 # Матрица весов внимания имеет размер $T \times T$: каждый токен сравнивается с каждым.
 # Для 1000 токенов — миллион весов на каждую голову каждого слоя, для 100 000 — 10 миллиардов.
 # Это главная цена трансформера. В этом уроке мы её измерим и разберём три приёма, которые
-# с ней борются, — каждый в NumPy и каждый с проверкой.
+# с ней борются, — каждый в NumPy и каждый с проверкой. Запись $O(T^2)$ в заголовке
+# (**O-нотация**, «порядка $T^2$») значит: при росте $T$ работа или память растёт как $T^2$,
+# с точностью до постоянного множителя — удвоили $T$, и она выросла примерно вчетверо.
 #
 # Термины — в [глоссарии](glossary.md), формы массивов — в [шпаргалке по формам](shapes.md).
 #
@@ -26,7 +28,8 @@
 # - измерим время и память обычного внимания и увидим на графике, что они растут как $T^2$;
 # - посчитаем, сколько памяти попросили бы 100 000 токенов;
 # - **KV-кэш:** почему при генерации не нужно заново считать ключи и значения прошлых токенов;
-# - **online softmax:** точное внимание по блокам ключей, без матрицы $T \times T$ — идея FlashAttention;
+# - **online softmax:** точное внимание по блокам ключей, без матрицы $T \times T$ — идея FlashAttention
+#   (Dao et al., 2022, «FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness»);
 # - **локальное внимание:** окно из последних токенов — дёшево, но дальнее уже не видно.
 
 # %%
@@ -144,7 +147,7 @@ print(inspect.getsource(peak_bytes))
 # %% tags=["nbval-ignore-output"]
 standard_memory = np.array([peak_bytes(lambda: nt.scaled_dot_product_attention(*inputs[T])) for T in lengths])
 for T, peak in zip(lengths, standard_memory):
-    print(f"T = {T:>4}: пик {peak / 2**20:6.1f} МБ, одна матрица T×T float64 — {T * T * 8 / 2**20:5.1f} МБ,"
+    print(f"T = {T:>4}: пик {peak / 2**20:6.1f} МиБ, одна матрица T×T float64 — {T * T * 8 / 2**20:5.1f} МиБ,"
           f" пик / матрица = {peak / (T * T * 8):4.2f}")
 longest = lengths >= 512                                 # для памяти массивы T × d_k заметны дольше
 memory_slope = slope(lengths[longest], standard_memory[longest])
@@ -291,11 +294,13 @@ plt.show()
 # стоят микросекунды, сколько бы чисел в них ни было, а вызовов на шаге с кэшем почти столько
 # же, сколько без него. Чем длиннее текст, тем больше времени уходит на саму арифметику и тем
 # больше выигрыш по времени: в `benchmarks/efficient.py` у нас вышло 1.3× на 64 токенах и около
-# 8× на 512. Поэтому KV-кэш есть в любой библиотеке генерации.
+# 8× на 512. Поэтому библиотеки генерации держат KV-кэш включённым: например, в Hugging Face
+# Transformers у `generate` параметр `use_cache` по умолчанию `True` (документация `GenerationConfig`).
 #
 # Но кэш — не бесплатный: это память, и она растёт с длиной. В нём $K$ и $V$ — по вектору
 # $d_{\text{head}}$ на токен, голову и слой. У нашей модели — немного, а у модели размером
-# с LLaMA-7B (32 слоя, $d_{\text{model}} = 4096$, float16) на 4096 токенов — уже 2 ГиБ:
+# с LLaMA-7B (32 слоя, $d_{\text{model}} = 4096$ — размеры из статьи Touvron et al., 2023, «LLaMA: Open and
+# Efficient Foundation Language Models»; float16) на 4096 токенов — уже 2 ГиБ:
 
 # %%
 cache = model.new_cache(N=1)
@@ -411,7 +416,7 @@ for name, mask, flag in [("без маски", None, False), ("причинна�
 # %% tags=["nbval-ignore-output"]
 block_memory = np.array([peak_bytes(lambda: block_attention(*inputs[T], block_size=128)) for T in lengths])
 for T, std, blk in zip(lengths, standard_memory, block_memory):
-    print(f"T = {T:>4}: обычное {std / 2**20:6.1f} МБ, блочное {blk / 2**20:5.2f} МБ, обычное / блочное = {std / blk:4.1f}")
+    print(f"T = {T:>4}: обычное {std / 2**20:6.1f} МиБ, блочное {blk / 2**20:5.2f} МиБ, обычное / блочное = {std / blk:4.1f}")
 block_slope = slope(lengths[longest], block_memory[longest])
 print(f"наклон памяти по T ≥ 512: обычное {memory_slope:.2f}, блочное {block_slope:.2f}")
 saving = standard_memory / block_memory
@@ -421,7 +426,7 @@ assert abs(block_slope - 1) < 0.15 and saving[-1] > 3 and np.all(np.diff(saving[
 fig, ax = plt.subplots(figsize=(5.5, 3.8), layout="constrained")
 ax.loglog(lengths, standard_memory / 2**20, "o-", color=vis.BAR_COLOR, label="обычное: ∝ T²")
 ax.loglog(lengths, block_memory / 2**20, "s-", color="#a00", label="блочное, блок 128: ∝ T")
-ax.set(xlabel="длина T, токенов", ylabel="пик памяти, МБ", title="Память: T² против T × блок")
+ax.set(xlabel="длина T, токенов", ylabel="пик памяти, МиБ", title="Память: T² против T × блок")
 ax.set_xticks(lengths, labels=lengths, minor=False)
 ax.xaxis.set_minor_locator(plt.NullLocator())
 ax.legend()
@@ -436,7 +441,7 @@ plt.show()
 #
 # Работы при этом столько же — $O(T^2)$ умножений: экономим память, а не арифметику. В NumPy
 # выигрыша по времени блочное внимание не даёт (замеры — в `benchmarks/efficient.py`). На видеокарте
-# FlashAttention ещё и заметно быстрее: блок целиком помещается в быструю память рядом с
+# FlashAttention, по замерам его авторов (Dao et al., 2022), ещё и заметно быстрее: блок целиком помещается в быструю память рядом с
 # вычислителями, и матрица $T \times T$ не гоняется туда-обратно через медленную.
 
 # %% [markdown]
@@ -593,7 +598,8 @@ assert np.array_equal(block_attention(Q, K, V, mask=local_mask(len(tokens), 4))[
 # С окном 4 выход «it» не изменился ни на бит: связь «it» → «ball» потеряна. Выручают слои:
 # во втором слое «it» смотрит на соседей, которые в первом уже смотрели на своих соседей, —
 # каждый слой удлиняет дотягивание на `window − 1` токенов. Посчитаем, через сколько слоёв
-# сведения о «ball» могут дойти до «it» (так устроено окно в Mistral и Longformer):
+# сведения о «ball» могут дойти до «it» (так устроено окно в Longformer — Beltagy et al., 2020 —
+# и в Mistral 7B — Jiang et al., 2023):
 
 # %%
 one_layer = local_mask(len(tokens), 4).astype(int)             # 1 — «за один слой можно дотянуться»

@@ -1,9 +1,9 @@
-"""Проверка картинок уроков: ни одна подпись не вылезает за край фигуры.
+"""Проверка картинок уроков: ни одна подпись не вылезает за край фигуры и не мельче 7 pt на экране.
 
 Тесты кладут этот файл в автозапуск ядер, в которых nbval исполняет уроки (`kernel_ipython_dir`;
 его зовут conftest.py в корне и tools/lesson_passes.py): `plt.show()` сначала проверяет все
 открытые фигуры, а потом показывает их как обычно. Если заголовок, подпись оси, деление или
-легенда не помещаются в фигуру, ячейка падает, и nbval называет урок и ячейку. Ученику эта
+легенда не помещаются в фигуру или подпись на экране мельче 7 pt, ячейка падает, и nbval называет урок и ячейку. Ученику эта
 проверка не мешает: в `make lab` её нет. (Inline-картинка Jupyter обрезается по содержимому и
 вылезшую подпись спрятала бы — а в виджете или в сохранённом файле она обрезана.)
 """
@@ -28,6 +28,32 @@ def text_outside(fig, tolerance=1.0):
                                     or box.x1 > width + tolerance or box.y1 > height + tolerance)]
 
 
+SMALLEST = 7.0       # pt: мельче подпись на экране не читается
+SCREEN_DPI = 96      # браузер показывает картинку пиксель в пиксель, 96 пикселей на дюйм
+
+
+def shown_size(text, dpi):
+    """Размер шрифта в pt, каким его видит ученик: фигура с dpi точек на дюйм на экране в 96 пикселей на дюйм."""
+    return text.get_fontsize() * dpi / SCREEN_DPI
+
+
+def small_text(fig, smallest=SMALLEST):
+    """Какие видимые подписи (деления, подписи осей, тексты, легенды) на экране мельче smallest pt: список описаний.
+
+    Inline-картинка урока (dpi 100) и кадр виджета (dpi 90) показываются пиксель в пиксель, поэтому
+    7 pt в кадре виджета на экране — 6.6 pt: размер считается с поправкой на dpi фигуры.
+    """
+    from matplotlib.text import Text
+
+    fig.canvas.draw()                          # деления создаются при отрисовке
+    found = {}
+    for text in fig.findobj(Text):
+        if text.get_visible() and text.get_text().strip() and shown_size(text, fig.dpi) < smallest - 1e-9:
+            found.setdefault(round(shown_size(text, fig.dpi), 1), []).append(text.get_text()[:20])
+    return [f"подписи {', '.join(f'«{t}»' for t in texts[:3])}{' и ещё ' + str(len(texts) - 3) if len(texts) > 3 else ''}: "
+            f"{size} pt на экране, нужно не мельче {smallest:g} pt" for size, texts in sorted(found.items())]
+
+
 def install():
     """Подменяет plt.show на «проверить, потом показать» (зовётся в автозапуске ядра)."""
     import matplotlib.pyplot as plt
@@ -35,9 +61,13 @@ def install():
     show = plt.show
 
     def checked_show(*args, **kwargs):
-        problems = [p for num in plt.get_fignums() for p in text_outside(plt.figure(num))]
-        if problems:
-            raise AssertionError("подписи картинки выходят за край фигуры:\n" + "\n".join(problems))
+        figures = [plt.figure(num) for num in plt.get_fignums()]
+        outside = [p for fig in figures for p in text_outside(fig)]
+        if outside:
+            raise AssertionError("подписи картинки выходят за край фигуры:\n" + "\n".join(outside))
+        small = [p for fig in figures for p in small_text(fig)]
+        if small:
+            raise AssertionError("подписи картинки слишком мелкие:\n" + "\n".join(small))
         return show(*args, **kwargs)
 
     plt.show = checked_show

@@ -16,6 +16,7 @@ from course_lib.autograd.tensor import no_grad
 from course_lib.props.induction import BOS, VOCAB, ablate, copy_positions, token_losses
 from course_lib.props.induction_training import evaluate, smooth
 from course_lib.props.training import History
+from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View
 from course_lib.widgets.training import snapshot_view
@@ -60,7 +61,7 @@ class InductionPainter(Painter):
         vis.heads(view.weights.reshape(layers * h, *view.weights.shape[2:]), view.tokens, axes=head_axes, ncols=layers * h)
         for ax, name in zip(head_axes, head_names(layers, h)):
             ax.set_title(name, fontsize=9)
-            ax.tick_params(labelsize=6)
+            ax.tick_params(labelsize=layout.SMALLEST)
         loss_ax = fig.add_subplot(grid[1, :])
         steps = np.arange(1, len(view.first) + 1)
         for curve, color in [(view.first, FIRST_COLOR), (view.second, SECOND_COLOR)]:
@@ -69,7 +70,7 @@ class InductionPainter(Painter):
         (self.second_line,) = loss_ax.plot([], [], color=SECOND_COLOR, lw=1.8, label="вторая копия")
         loss_ax.axhline(np.log(VOCAB), color="grey", ls="--", lw=1, label="ln V: наугад")
         self.cursor = loss_ax.axvline(0, color="black", lw=1)
-        loss_ax.set(xlim=(0, len(steps)), xlabel="шаг обучения", ylabel="loss, наты")
+        loss_ax.set(xlim=(0, len(steps)), xlabel="шаг обучения", ylabel="потери, наты")
         loss_ax.legend(loc="upper right", fontsize=8)
         self.images = [ax.images[0] for ax in head_axes]
         self.title = loss_ax.set_title(" ")
@@ -83,7 +84,7 @@ class InductionPainter(Painter):
         self.second_line.set_data(steps, view.second[:view.step])
         self.cursor.set_xdata([view.step, view.step])
         if view.step:
-            self.title.set_text(f"после {view.step} шагов: loss первой копии {view.first[view.step - 1]:.2f}, "
+            self.title.set_text(f"после {view.step} шагов: потери первой копии {view.first[view.step - 1]:.2f}, "
                                 f"второй {view.second[view.step - 1]:.2f}")
         else:
             self.title.set_text("до обучения")
@@ -160,7 +161,7 @@ class AblationPainter(Painter):
         for bar, p in zip(self.bars, view.correct):
             bar.set_height(p)
         off = ", ".join(f"{layer}.{head}" for layer, head in view.heads_off) or "ничего"
-        self.title.set_text(f"выключено (слой.голова): {off}\nloss второй копии на новых последовательностях: "
+        self.title.set_text(f"выключено (слой.голова): {off}\nпотери второй копии на новых последовательностях: "
                             f"{view.second:.2f} нат (ln V = {np.log(VOCAB):.2f})")
 
     def caption(self, view):

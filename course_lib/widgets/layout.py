@@ -24,9 +24,12 @@ def lines_height(lines, size=10):
     return LINE * size * lines + 0.08
 
 
+SMALLEST = 7.5       # pt в кадре (dpi 90): на экране в 96 пикселей на дюйм это 7 pt
+
+
 def tick_size(T):
-    """Размер подписей токенов: крупно при коротком предложении, не мельче 7 pt при длинном."""
-    return 9 if T <= 12 else 8 if T <= 20 else 7
+    """Размер подписей токенов: крупно при коротком предложении, не мельче 7 pt на экране при длинном."""
+    return 9 if T <= 12 else 8 if T <= 20 else SMALLEST
 
 
 def panel_size(T, smallest=2.3):

@@ -78,7 +78,7 @@ class SnapshotPainter(Painter):
         loss_ax.set_yscale("log")
         loss_ax.set_xlim(0, len(view.losses))
         loss_ax.set_xlabel("шаг обучения")
-        loss_ax.set_ylabel("loss (лог. шкала)")
+        loss_ax.set_ylabel("потери (лог. шкала)")
         (self.marker,) = loss_ax.plot([view.step], [view.loss], "o", color="#e8384f", markersize=8)
         self.cursor = loss_ax.axvline(view.step, color="#e8384f", lw=1)
         self.image, self.title = matrix_ax.images[0], matrix_ax.title
