@@ -125,8 +125,8 @@ def test_bad_arguments_fail_before_training(kwargs, error, match):
 # ---- прогресс ---------------------------------------------------------------------------
 
 def test_progress_text_and_clock():
-    assert progress_text(30, 120, 2.3456, 15.0) == "шаг 30 из 120 · loss 2.346 · прошло 0:15 · осталось ≈ 0:45"
-    assert progress_text(0, 120, float("nan"), 0.0).startswith("шаг 0 из 120 · loss — ·")
+    assert progress_text(30, 120, 2.3456, 15.0) == "шаг 30 из 120 · потери 2.346 · прошло 0:15 · осталось ≈ 0:45"
+    assert progress_text(0, 120, float("nan"), 0.0).startswith("шаг 0 из 120 · потери — ·")
     assert progress_text(120, 120, 1.5, 61).endswith("прошло 1:01 · готово")
     assert clock(3725) == "1:02:05" and clock(float("nan")) == "?"
 
@@ -143,7 +143,7 @@ def test_text_progress_is_silent_on_fast_runs_and_ends_its_line():
         bar(step, 3, 2.0)
     lines = shown.getvalue().split("\r")[1:]
     assert len(lines) == 4 and lines[-1].rstrip().endswith("готово") and lines[-1].endswith("\n")
-    assert "шаг 2 из 3 · loss 2.000" in lines[2]
+    assert "шаг 2 из 3 · потери 2.000" in lines[2]
 
 
 def test_progress_bar_is_text_outside_jupyter_and_a_widget_bar_inside():
@@ -152,7 +152,7 @@ def test_progress_bar_is_text_outside_jupyter_and_a_widget_bar_inside():
     for step in range(6):
         bar(step, 5, 3.0 - step / 10)
     assert (bar.bar.value, bar.bar.max, bar.bar.bar_style) == (5, 5, "success")
-    assert bar.label.value.startswith("шаг 5 из 5 · loss 2.500") and bar.label.value.endswith("готово")
+    assert bar.label.value.startswith("шаг 5 из 5 · потери 2.500") and bar.label.value.endswith("готово")
 
 
 # ---- чекпойнт ---------------------------------------------------------------------------

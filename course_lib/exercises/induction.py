@@ -1,4 +1,4 @@
-"""Упражнения урока 09: prefix-matching, поиск головы предыдущего токена и LayerNorm своими руками."""
+"""Упражнения урока 09: совпадение префикса, поиск головы предыдущего токена и LayerNorm своими руками."""
 
 import numpy as np
 
@@ -45,7 +45,7 @@ def check_prefix_matching(candidate):
         recognize(out, right, [
             (lambda: _diagonal(weights, q, q - L), "это вес на прошлое появление того же токена (q − L), а нужен "
                                                    "токен после него: q − L + 1"),
-            (lambda: _diagonal(weights, q, q - 1), "это вес на предыдущий токен (q − 1) — previous-token, а нужен "
+            (lambda: _diagonal(weights, q, q - 1), "это вес на предыдущий токен (q − 1), а нужен "
                                                    "токен после прошлого появления: q − L + 1"),
             (lambda: _diagonal(weights, q - L + 1, q), "перепутаны строка и столбец: строка — кто смотрит (запрос q), "
                                                        "столбец — на кого. Нужен weights[:, q, q - L + 1]"),
@@ -57,7 +57,7 @@ def check_prefix_matching(candidate):
                                                                  "np.arange(L + 1, 2 * L + 1)"),
         ], where)
         expect_close(out, right, f"{where}ответ неверный: средний по q = L+1…2L вес weights[:, q, q - L + 1]")
-    return "это и есть prefix-matching: у индукционной головы он близок к 1"
+    return "это и есть совпадение префикса: у индукционной головы он близок к 1"
 
 
 def _pattern(kind, T):

@@ -105,11 +105,11 @@ class InductionReport:
     prefix: np.ndarray
 
     def previous_head(self):
-        """(слой, голова) с наибольшим previous-token в слое 0."""
+        """(слой, голова) с наибольшим весом на предыдущий токен в слое 0."""
         return 0, int(np.argmax(self.previous[0]))
 
     def induction_head(self):
-        """(слой, голова) с наибольшим prefix-matching в последнем слое."""
+        """(слой, голова) с наибольшим совпадением префикса в последнем слое."""
         layer = len(self.prefix) - 1
         return layer, int(np.argmax(self.prefix[layer]))
 

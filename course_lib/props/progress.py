@@ -1,4 +1,4 @@
-"""Прогресс долгого обучения: шаг, loss и сколько осталось — простым текстом (урок 10).
+"""Прогресс долгого обучения: шаг, потери и сколько осталось — простым текстом (урок 10).
 
 Обучение зовёт `progress(step, steps, loss)` перед первым шагом (step = 0, loss = nan) и после
 каждого шага. Здесь — текстовая строка,
@@ -12,11 +12,11 @@ import time
 
 
 def progress_text(step, steps, loss, elapsed):
-    """«шаг 120 из 800 · loss 2.31 · прошло 0:12 · осталось ≈ 1:08» — elapsed в секундах."""
+    """«шаг 120 из 800 · потери 2.31 · прошло 0:12 · осталось ≈ 1:08» — elapsed в секундах."""
     left = elapsed / step * (steps - step) if step else float("nan")
     tail = f"осталось ≈ {clock(left)}" if step < steps else "готово"
     loss = f"{loss:.3f}" if loss == loss else "—"          # nan (ещё ни одного шага) -> прочерк
-    return f"шаг {step} из {steps} · loss {loss} · прошло {clock(elapsed)} · {tail}"
+    return f"шаг {step} из {steps} · потери {loss} · прошло {clock(elapsed)} · {tail}"
 
 
 def clock(seconds):

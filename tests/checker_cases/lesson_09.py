@@ -1,4 +1,4 @@
-"""Урок 09: prefix-matching, голова предыдущего токена, LayerNorm — неверные ответы (с куском подсказки) и верные (None)."""
+"""Урок 09: совпадение префикса, голова предыдущего токена, LayerNorm — неверные ответы (с куском подсказки) и верные (None)."""
 
 import numpy as np
 
@@ -140,9 +140,9 @@ def norm_with(center=True, var=lambda x: x.var(-1, keepdims=True), root=lambda v
 
 
 CASES = [
-    # ---- prefix-matching: неверные
+    # ---- совпадение префикса: неверные
     (check_prefix_matching, prefix(lambda L: 0), "прошлое появление того же токена (q − L)", "duplicate-token"),
-    (check_prefix_matching, prefix(lambda L: L - 1), "previous-token", "previous-token"),
+    (check_prefix_matching, prefix(lambda L: L - 1), "вес на предыдущий токен", "вес на предыдущий токен"),
     (check_prefix_matching, lambda w: w[:, second_copy(w)[1] - second_copy(w)[0] + 1, second_copy(w)[1]].mean(-1),
      "перепутаны строка и столбец", "row-column"),
     (check_prefix_matching, prefix(lambda L: 1, reduce="sum"), "сумма, а нужно среднее", "sum"),
@@ -156,7 +156,7 @@ CASES = [
     (check_prefix_matching, lambda w: prefix_right(w)[:, None], "out.reshape(3)", "extra-axis"),
     (check_prefix_matching, lambda w: max(prefix_right(w), prefix_right(w)), "встроенных max", "builtin-max"),
     (check_prefix_matching, lambda w: prefix_right(w).tolist, "без скобок", "tolist-without-call"),
-    # ---- prefix-matching: верные
+    # ---- совпадение префикса: верные
     (check_prefix_matching, prefix_right, None, "fancy-index"),
     (check_prefix_matching, prefix_loop, None, "loops"),
     (check_prefix_matching, prefix_diagonal, None, "diagonal-float32"),
