@@ -68,7 +68,8 @@ def heatmap(weights, xlabels=None, ylabels=None, title=None, ax=None, mask=None,
         if cax is not None:
             fig.colorbar(image, cax=cax, label=label)
         else:
-            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label=label)
+            cax = ax.inset_axes([1.04, 0.0, 0.05, 1.0])   # столбик у самой карты: клетки квадратные, а место оси шире
+            fig.colorbar(image, cax=cax, label=label)
     ax.set_xlabel("ключ: на кого смотрим")
     ax.set_ylabel("запрос: кто смотрит")
     _token_ticks(ax, xlabels, ylabels, weights.shape)

@@ -79,7 +79,8 @@ class SnapshotPainter(Painter):
         loss_ax.set_xlim(0, len(view.losses))
         loss_ax.set_xlabel("шаг обучения")
         loss_ax.set_ylabel("потери (лог. шкала)")
-        (self.marker,) = loss_ax.plot([view.step], [view.loss], "o", color="#e8384f", markersize=8)
+        (self.marker,) = loss_ax.plot([view.step], [view.loss], "o", color="#e8384f", markersize=8,
+                                      clip_on=False)        # на последнем шаге точка у края оси: целиком, не половинкой
         self.cursor = loss_ax.axvline(view.step, color="#e8384f", lw=1)
         self.image, self.title = matrix_ax.images[0], matrix_ax.title
         self.bars, self.bar_title, self.loss_title = list(bar_ax.patches), bar_ax.title, loss_ax.title
@@ -95,7 +96,7 @@ class SnapshotPainter(Painter):
         self.bar_title.set_text(f"куда смотрит «{view.tokens[view.query]}»")
         self.marker.set_data([view.step], [view.loss])
         self.cursor.set_xdata([view.step, view.step])
-        self.loss_title.set_text(f"loss на шаге {max(view.step, 1)}: {view.loss:.3g}")
+        self.loss_title.set_text(f"потери на шаге {max(view.step, 1)}: {view.loss:.3g}")
 
 
 def training_explorer(history, tokens, query=0):
