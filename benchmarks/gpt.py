@@ -1,0 +1,122 @@
+"""Шаг обучения GPT урока 10: course_lib под `nt.fast()` против той же модели в PyTorch, в одном процессе.
+
+Запуск (PyTorch не зависимость курса — поставьте его в отдельное окружение, как для benchmarks/attention.py):
+
+    python3 -m venv /tmp/torch-env && /tmp/torch-env/bin/pip install torch numpy threadpoolctl
+    PYTHONPATH=. /tmp/torch-env/bin/python benchmarks/gpt.py [--repeats 20]
+
+Шаг — прямой проход, кросс-энтропия следующего символа, обратный проход и шаг Adam; float32.
+Две конфигурации: урока 10 (V = 175, T = 64, d_model = 64, 4 головы, 4 блока, батч 16) и CPU-рецепт
+nanoGPT (d_model = 128, 4 блока, 4 головы, T = 64, батч 12). Модель PyTorch — та же: эмбеддинги
+токена и позиции ×0.1, блоки pre-norm (TransformerEncoderLayer(norm_first=True), GELU-tanh, без
+dropout), причинная маска, итоговый LayerNorm, линейная голова.
+
+Соперники меряются по очереди (measure_interleaved из benchmarks/attention.py), печатаются медианы
+и лучшие повторы по часам и отношение course_lib / torch; цель — не медленнее 2×.
+Потоки: PyTorch — столько, сколько ядер; BLAS NumPy — один. Потоки OpenBLAS ещё ~0.1 с крутятся
+после каждого умножения и отнимали бы ядра у потоков PyTorch в том же процессе (torch брал 131 мс
+вместо 35); ядра course_lib под `nt.fast()` занимает свой пул (слитое внимание, большие умножения).
+"""
+
+import argparse
+import statistics
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import course_lib as nt
+from attention import cpu_count, measure_interleaved, ms, print_setup
+from course_lib.optim import Adam
+
+CONFIGS = {   # имя: (V, T, d_model, головы, блоки, батч)
+    "урок 10": (175, 64, 64, 4, 4, 16),
+    "CPU-рецепт nanoGPT": (175, 64, 128, 4, 4, 12),
+}
+TARGET = 2.0
+
+
+def course_lib_step(V, T, D, H, L, N, rng):
+    nt.manual_seed(0)
+    model = nt.GPT(V, T, D, H, L).to(np.float32)
+    optimizer = Adam(model.parameters(), lr=3e-3)
+    ids = rng.integers(0, V, size=(N, T + 1))
+
+    def step():
+        with nt.fast():
+            loss = nt.cross_entropy(model(ids[:, :-1]), ids[:, 1:])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+    return model, step
+
+
+def torch_step(torch, V, T, D, H, L, N, rng):
+    F = torch.nn.functional
+
+    class GPT(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tokens, self.positions = torch.nn.Embedding(V, D), torch.nn.Embedding(T, D)
+            self.blocks = torch.nn.ModuleList(
+                torch.nn.TransformerEncoderLayer(D, H, dim_feedforward=4 * D, dropout=0.0, batch_first=True,
+                                                 norm_first=True, activation=lambda v: F.gelu(v, approximate="tanh"))
+                for _ in range(L))
+            self.ln_final, self.unembed = torch.nn.LayerNorm(D), torch.nn.Linear(D, V)
+            self.register_buffer("blocked", torch.ones(T, T, dtype=torch.bool).triu(1))   # True = «нельзя»
+
+        def forward(self, ids):
+            x = (self.tokens(ids) + self.positions.weight[: ids.shape[1]]) * 0.1
+            for block in self.blocks:
+                x = block(x, src_mask=self.blocked, is_causal=True)
+            return self.unembed(self.ln_final(x))
+
+    torch.manual_seed(0)
+    model = GPT()
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    ids = torch.from_numpy(rng.integers(0, V, size=(N, T + 1)))
+
+    def step():
+        logits = model(ids[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, V), ids[:, 1:].reshape(-1))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+    return model, step
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=20, help="замеров на соперника (по умолчанию 20)")
+    args = parser.parse_args()
+    try:
+        import torch
+        torch.set_num_threads(cpu_count())
+    except ImportError:
+        torch = None
+    print(__doc__.splitlines()[0])
+    print_setup(torch)
+    print("BLAS NumPy на время замеров — в один поток (см. выше, почему)")
+    with threadpool_limits(limits=1, user_api="blas"):
+        for name, (V, T, D, H, L, N) in CONFIGS.items():
+            rng = np.random.default_rng(0)
+            model, ours = course_lib_step(V, T, D, H, L, N, rng)
+            steps = {"course_lib под nt.fast()": ours}
+            if torch is not None:
+                tmodel, theirs = torch_step(torch, V, T, D, H, L, N, rng)
+                assert sum(p.numel() for p in tmodel.parameters()) == model.num_params()   # та же модель
+                steps["torch"] = theirs
+            times = measure_interleaved(steps, args.repeats)
+            print(f"\n{name}: V={V}, T={T}, d_model={D}, h={H}, блоков {L}, батч {N}; параметров {model.num_params():,}")
+            for who, t in times.items():
+                median, best = ms(t)
+                print(f"  {who:<26} {median:7.1f} мс на шаг (лучший {best:.1f})")
+            if torch is not None:
+                ratio = statistics.median(times["course_lib под nt.fast()"]) / statistics.median(times["torch"])
+                verdict = "цель выполнена" if ratio <= TARGET else f"цель {TARGET}× НЕ выполнена"
+                print(f"  course_lib / torch по медианам: {ratio:.2f}×  {verdict}")
+
+
+if __name__ == "__main__":
+    main()
