@@ -23,7 +23,7 @@ def softmax(x, axis=-1):
     check_float(x.data, "softmax(x)", finite=False, variable="x")   # -inf можно: так маскируют; nan и +inf ловит x.softmax
     if x.ndim == 0:
         raise ValueError(f"softmax: ожидался массив оценок хотя бы с одной осью (строка чисел), а пришло одно число "
-                         f"{x.data!r}: вес единственного числа всегда 1. Передайте строку оценок: softmax(np.array([…]))")
+                         f"{x.data.item()!r}: вес единственного числа всегда 1. Передайте строку оценок: softmax(np.array([…]))")
     axis = check_axis(axis, x.ndim, "softmax", x.shape)
     if x.shape[axis] == 0:
         raise ValueError(f"softmax: вдоль оси {axis} нет ни одной оценки (форма {x.shape}) — "
