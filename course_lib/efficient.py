@@ -33,8 +33,7 @@ def online_softmax_step(m, l, acc, scores, values):
     scores: (…, T_q, B) — оценки запросов по ключам блока (−inf = смотреть нельзя);
     values: (…, B, d_v) — значения блока. Возвращает новые (m, l, acc) тех же форм.
     """
-    for name, x in (("m", m), ("l", l), ("acc", acc), ("scores", scores), ("values", values)):
-        check_float(check_numbers(x, name, "online_softmax_step"), name, finite=False)
+    _check_step_inputs(m=m, l=l, acc=acc, scores=scores, values=values)
     m_new = np.maximum(m, scores.max(axis=-1, keepdims=True))     # (…, T_q, 1)
     # Пока запрос не видел ни одного разрешённого ключа, m_new = −inf, и exp(−inf − (−inf)) = nan.
     # Вычитаем тогда 0: все exp(−inf) дадут 0, и строка останется пустой (l = 0, acc = 0).
@@ -79,6 +78,12 @@ def block_attention(q, k, v, mask=None, causal=False, block_size=128):
             scores = np.where(mask[..., start:stop], scores, -np.inf)
         m, l, acc = online_softmax_step(m, l, acc, scores, v[..., start:stop, :])
     return acc / np.where(l == 0, 1, l)                            # (…, T_q, d_v); пустая строка: 0 / 1 = 0
+
+
+def _check_step_inputs(**arrays):
+    """Входы online_softmax_step — массивы дробных чисел (−inf можно: так закрыты ключи)."""
+    for name, x in arrays.items():
+        check_float(check_numbers(x, name, "online_softmax_step"), name, finite=False)
 
 
 def _check_inputs(q, k, v, block_size):
