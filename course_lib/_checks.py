@@ -133,6 +133,23 @@ def check_real(value, name, where, positive=False, finite=True, meaning=""):
     return float(value)
 
 
+def check_callable(fn, name, where, wanted):
+    """Функция (что угодно вызываемое); wanted — какая: «функция без аргументов, например lambda: attention(x)»."""
+    if not callable(fn):
+        raise TypeError(f"{where}: {name} — {wanted}, а пришло {fn!r} ({type(fn).__name__}). "
+                        "Передайте саму функцию, не результат её вызова")
+    return fn
+
+
+def check_generator(rng, where, allow_none=False):
+    """Генератор случайных чисел np.random.default_rng(зерно) (или None, если allow_none)."""
+    if not (isinstance(rng, np.random.Generator) or (allow_none and rng is None)):
+        extra = " или None (генератор курса, nt.manual_seed)" if allow_none else ""
+        raise TypeError(f"{where}: rng — генератор np.random.default_rng(зерно){extra}, "
+                        f"а пришёл {type(rng).__name__}")
+    return rng
+
+
 def check_dtype(dtype, where, floating=True):
     """Тип чисел: дробный (float32, float64) или, если floating=False, любой числовой (и bool). Возвращает np.dtype."""
     try:

@@ -16,12 +16,12 @@ import tracemalloc
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from course_lib._checks import check_float, check_int, check_numbers
+from course_lib._checks import check_callable, check_float, check_int, check_numbers
 
 
 def seconds(fn, repeats=5, warmup=True):
     """Лучшее из `repeats` время процессора (с) на один вызов fn(); сначала один прогрев. BLAS — в один поток."""
-    _check_callable(fn, "seconds")
+    check_callable(fn, "fn", "seconds", "функция без аргументов, например lambda: attention(x)")
     check_int(repeats, "repeats", "seconds", meaning=" (сколько раз повторить замер)")
     best = float("inf")
     with threadpool_limits(limits=1, user_api="blas"):
@@ -36,7 +36,7 @@ def seconds(fn, repeats=5, warmup=True):
 
 def peak_bytes(fn):
     """Пик памяти (байт), выделенной за время fn() сверх уже занятой."""
-    _check_callable(fn, "peak_bytes")
+    check_callable(fn, "fn", "peak_bytes", "функция без аргументов, например lambda: attention(x)")
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
@@ -58,8 +58,3 @@ def slope(x, y):
         raise ValueError("slope: логарифм берётся только от положительных чисел — в x или y есть ноль или минус")
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
-
-def _check_callable(fn, where):
-    if not callable(fn):
-        raise TypeError(f"{where}: fn — функция без аргументов, например lambda: attention(x), "
-                        f"а пришло {fn!r} ({type(fn).__name__}). Передайте саму функцию, не её результат")

@@ -20,6 +20,10 @@ from course_lib.efficient import block_attention, online_softmax_step
 from course_lib.functional import allowed_cells, entropy, local_mask
 from course_lib.nn import KVCache
 from course_lib.nn.positional import sinusoidal_encoding
+from course_lib.props.generation import TinyDecoder, generate_with_cache
+from course_lib.props.induction import ablate, attention_only, copy_accuracy, repeated_blocks
+from course_lib.props.induction_training import phase_change_step, previous_token_scores, smooth
+from course_lib.props.training import train
 
 pytestmark = pytest.mark.usefixtures("path")
 
@@ -59,6 +63,16 @@ def linear():
 def gpt():
     nt.manual_seed(0)
     return nt.GPT(vocab_size=10, max_len=8, d_model=8, num_heads=2, num_layers=1)
+
+
+def decoder():
+    nt.manual_seed(0)
+    return TinyDecoder(vocab_size=10, d_model=8, num_heads=2, max_len=16)
+
+
+def two_heads():
+    nt.manual_seed(0)
+    return attention_only(num_layers=1, d_model=8, num_heads=2)
 
 
 def qkv():
@@ -208,6 +222,7 @@ ROWS = [
     Row("LayerNorm(eps='a')", lambda: nt.LayerNorm(3, eps="a"), TypeError, "eps — число > 0", "'a'"),
     Row("layer_norm(None)", lambda: nt.LayerNorm(3)(None), TypeError, "число, массив", "None"),
     Row("FeedForward(4, 0)", lambda: nt.FeedForward(4, 0), ValueError, "d_ff — целое число ≥ 1", "пришло 0"),
+    Row("TransformerBlock(None, 2)", lambda: nt.TransformerBlock(None, 2), TypeError, "d_model — целое число", "None"),
     Row("TransformerBlock(causal='yes')", lambda: nt.TransformerBlock(8, 2, causal="yes"), TypeError, "True или False", "'yes'"),
     Row("GPT(d_model='8')", lambda: nt.GPT(10, 8, "8", 2, 1), TypeError, "целое число", "'8'"),
     Row("gpt(None)", lambda: gpt()(None), TypeError, "число, массив", "None"),
@@ -251,6 +266,28 @@ ROWS = [
     Row("measure.slope('ab', 'cd')", lambda: measure.slope("ab", "cd"), TypeError, "число, массив", "'ab'"),
     Row("nt.fast('yes')", lambda: nt.fast("yes").__enter__(), TypeError, "True или False", "'yes'"),
     Row("manual_seed(None)", lambda: nt.manual_seed(None), TypeError, "целое число ≥ 0", "None"),
+    # ---- реквизит уроков 07–09 --------------------------------------------------------------
+    Row("generate_with_cache(None, …)", lambda: generate_with_cache(None, np.zeros((1, 2), int), 3), TypeError,
+        "модель с new_cache и step", "NoneType"),
+    Row("generate_with_cache(prompt=None)", lambda: generate_with_cache(decoder(), None, 3), TypeError, "prompt — число", "None"),
+    Row("generate_with_cache(дробный prompt)", lambda: generate_with_cache(decoder(), np.ones((1, 2)), 3), ValueError,
+        "целые номера токенов", "float64"),
+    Row("generate_with_cache(steps=-1)", lambda: generate_with_cache(decoder(), np.zeros((1, 2), int), -1), ValueError,
+        "steps — целое число", "-1"),
+    Row("repeated_blocks(rng=None)", lambda: repeated_blocks(2, 3, None), TypeError, "default_rng", "NoneType"),
+    Row("repeated_blocks(N=0)", lambda: repeated_blocks(0, 3, np.random.default_rng(0)), ValueError, "N — целое число ≥ 1", "0"),
+    Row("copy_accuracy(N=-1)", lambda: copy_accuracy(two_heads(), -1, 3, 0), ValueError, "N — целое число ≥ 1", "-1"),
+    Row("copy_accuracy(seed='a')", lambda: copy_accuracy(two_heads(), 2, 3, "a"), TypeError, "seed — целое число ≥ 0", "'a'"),
+    Row("ablate(heads='ab')", lambda: ablate(two_heads(), "ab"), TypeError, r"список пар \(слой, голова\)", "'ab'"),
+    Row("ablate(слоя нет)", lambda: ablate(two_heads(), [(5, 0)]), ValueError, "слой — целое число от 0 до 0", "5"),
+    Row("smooth(None)", lambda: smooth(None), TypeError, "values — число", "None"),
+    Row("smooth(window=0)", lambda: smooth([1.0, 2.0], window=0), ValueError, "window — целое число ≥ 1", "0"),
+    Row("smooth('abc')", lambda: smooth("abc"), TypeError, "число, массив", "'abc'"),
+    Row("phase_change_step(None)", lambda: phase_change_step(None), TypeError, "число, массив", "None"),
+    Row("previous_token_scores(None)", lambda: previous_token_scores(None), TypeError, "число, массив", "None"),
+    Row("previous_token_scores(вектор)", lambda: previous_token_scores(np.ones(3)), ValueError, r"\(\.\.\., T, T\)", r"\(3,\)"),
+    Row("train(loss_fn=None)", lambda: train(two_heads(), None, 1), TypeError, "loss_fn", "None"),
+    Row("train(lr='a')", lambda: train(two_heads(), lambda m: None, 1, lr="a"), TypeError, "lr — число > 0", "'a'"),
 ]
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_int, check_real
+from course_lib._checks import check_generator, check_int, check_real
 from course_lib.functional import softmax
 
 
@@ -14,11 +14,7 @@ def check_sampling(temperature, top_k, rng, vocab_size):
     if top_k is not None:
         top_k = check_int(top_k, "top_k", "генерация", high=vocab_size,
                           meaning=f" (из скольких самых вероятных токенов выбирать; None — из всех {vocab_size})")
-    if rng is not None and not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            f"rng — генератор np.random.default_rng(зерно) или None (генератор курса, nt.manual_seed), "
-            f"а пришёл {type(rng).__name__}"
-        )
+    check_generator(rng, "генерация", allow_none=True)
     return float(temperature), top_k
 
 
