@@ -12,6 +12,8 @@ import numbers
 import numpy as np
 
 from course_lib._checks import broadcast_error, check_axis, check_bool, check_numbers, matmul_error
+from course_lib.autograd.conversions import Conversions
+from course_lib.autograd.graph import check_graph, spent, topological_order, unbroadcast
 from course_lib.autograd.reductions import Reductions
 from course_lib.autograd.shape_ops import ShapeOps
 from course_lib.autograd.softmax import SoftmaxOps
@@ -30,7 +32,7 @@ def no_grad():
         _grad_enabled = previous
 
 
-class Tensor(ShapeOps, Reductions, SoftmaxOps):
+class Tensor(ShapeOps, Reductions, SoftmaxOps, Conversions):
     """Массив NumPy плюс то, что нужно для градиента: `.grad` и ссылки на входы."""
 
     def __init__(self, data, requires_grad=False, _parents=()):
@@ -77,40 +79,6 @@ class Tensor(ShapeOps, Reductions, SoftmaxOps):
     def numpy(self):
         return self.data
 
-    def item(self):
-        """Число из тензора с одним числом (loss.item()); у тензора из многих чисел — ошибка по-русски."""
-        if self.data.size != 1:
-            raise ValueError(
-                f"item(), float(), int() и bool() берут тензор из одного числа, а у этого форма {self.shape} "
-                f"({self.data.size} чисел). Сверните его (.sum(), .mean()) или возьмите элемент: t[0]"
-            )
-        return self.data.item()
-
-    def __float__(self):
-        return float(self.item())            # float(loss), как в PyTorch: losses.append(float(loss))
-
-    def __int__(self):
-        return int(self.item())
-
-    def __bool__(self):
-        return bool(self.item())
-
-    def __array__(self, dtype=None, copy=None):
-        """np.asarray(t) — его числа (без графа), как у torch.Tensor."""
-        return self.data if dtype is None else self.data.astype(dtype)
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        """`массив * tensor`, `np.float32(2) * tensor` — наши операции с графом; np.exp(t) и прочие — ошибка по-русски."""
-        operator = _NUMPY_OPERATORS.get(ufunc.__name__)
-        if operator and method == "__call__" and not kwargs and len(inputs) == 2:
-            a, b = inputs
-            return getattr(self, f"__{operator}__")(b) if a is self else getattr(self, f"__r{operator}__")(a)
-        own = f"t.{ufunc.__name__}()" if hasattr(Tensor, ufunc.__name__) else "операции тензора (+, *, @, exp, log, …)"
-        raise TypeError(
-            f"np.{ufunc.__name__} не умеет считать градиент через Tensor: ожидалась функция тензора — {own}, "
-            f"а пришёл вызов функции NumPy. Нужны только числа, без градиента: np.{ufunc.__name__}(t.data)"
-        )
-
     def _child(self, data, *parents):
         """Результат операции: запоминает входы (и номера версий их чисел), только если кому-то нужен градиент."""
         parents = (self,) + parents
@@ -130,8 +98,8 @@ class Tensor(ShapeOps, Reductions, SoftmaxOps):
         """
         retain_graph = check_bool(retain_graph, "retain_graph", "backward")
         start = self._start_grad(grad)
-        order = _topological_order(self)
-        _check_graph(order)                             # до первого шага: .grad не меняется, если ошибка
+        order = topological_order(self)
+        check_graph(order)                              # до первого шага: .grad не меняется, если ошибка
         grads = {id(self): start}                       # id(узла) -> dL/d(узел), пока его не обработали
         for node in reversed(order):
             node_grad = grads.pop(id(node), None)
@@ -143,14 +111,14 @@ class Tensor(ShapeOps, Reductions, SoftmaxOps):
             for parent, parent_grad in zip(node._parents, node._backward(node_grad)):
                 if parent_grad is None or not parent.requires_grad:
                     continue
-                parent_grad = _unbroadcast(parent_grad, parent.shape)   # свернуть оси, растянутые broadcasting'ом
+                parent_grad = unbroadcast(parent_grad, parent.shape)   # свернуть оси, растянутые broadcasting'ом
                 if id(parent) in grads:
                     parent_grad = grads[id(parent)] + parent_grad       # значение использовано дважды: складываем
                 grads[id(parent)] = parent_grad
         if not retain_graph:
             for node in order:
                 if node._parents:
-                    node._backward = _spent             # граф пройден; замыкания с промежуточными массивами — в сборщик
+                    node._backward = spent              # граф пройден; замыкания с промежуточными массивами — в сборщик
 
     def _start_grad(self, grad):
         """Градиент, с которого начинается backward: 1 для скаляра или переданный массив формы self."""
@@ -319,33 +287,6 @@ def as_tensor(x, like=None, name="x", where="as_tensor"):
     return Tensor(data)
 
 
-_NUMPY_OPERATORS = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "truediv", "true_divide": "truediv", "matmul": "matmul"}
-
-
-_SPENT = ("backward(): этот граф уже пройден прошлым backward() — второй проход сложил бы градиенты ещё раз "
-          "(в PyTorch тоже ошибка). Ожидался новый прямой проход: посчитайте loss заново. Если и правда нужно "
-          "пройти граф дважды, первый вызов — backward(retain_graph=True)")
-
-
-def _spent(g):
-    raise ValueError(_SPENT)
-
-
-def _check_graph(order):
-    """Перед backward: граф не пройден раньше и числа на его входах не менялись после прямого прохода."""
-    for node in order:
-        if node._backward is _spent:
-            raise ValueError(_SPENT)
-        for parent, version in zip(node._parents, getattr(node, "_versions", ())):
-            if parent._version != version:
-                raise ValueError(
-                    f"backward(): числа тензора формы {parent.shape} изменились после прямого прохода "
-                    f"(записано {parent._version - version} раз: optimizer.step() или p.data -= …), а градиент "
-                    "ожидался для тех чисел, по которым считали loss. Порядок шага: zero_grad() -> loss = … -> "
-                    "loss.backward() -> optimizer.step(); после step() — новый прямой проход"
-                )
-
-
 def _vector_matmul_grads(a, b, g):
     """Градиенты `a @ b`, когда хотя бы один из них — вектор (NumPy тогда не добавляет ось)."""
     if a.ndim == 1 and b.ndim == 1:                                    # скалярное произведение
@@ -353,28 +294,3 @@ def _vector_matmul_grads(a, b, g):
     if a.ndim == 1:                                                    # (n,) @ (..., n, m) -> (..., m)
         return (b @ g[..., None])[..., 0], a[:, None] * g[..., None, :]
     return g[..., None] * b, (np.swapaxes(a, -1, -2) @ g[..., None])[..., 0]   # (..., n, m) @ (m,)
-
-
-def _unbroadcast(grad, shape):
-    """Сворачивает градиент до формы входа: суммирует по осям, добавленным broadcasting'ом."""
-    if grad.shape == shape:
-        return grad
-    grad = grad.sum(axis=tuple(range(grad.ndim - len(shape)))) if grad.ndim > len(shape) else grad
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    return grad.sum(axis=stretched, keepdims=True) if stretched else grad
-
-
-def _topological_order(root):
-    """Узлы графа так, что каждый идёт после всех своих входов (без рекурсии)."""
-    order, seen, stack = [], set(), [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        stack.extend((p, False) for p in node._parents if p.requires_grad and id(p) not in seen)
-    return order
