@@ -1,12 +1,21 @@
 # Две команды курса: `make lab` — открыть уроки, `make test` — прогнать все проверки.
 # Обеим хватает python3 (3.10+) и make: окружение .venv создаётся и обновляется само.
+#
+# Что ставится в .venv (оба списка — в pyproject.toml):
+#   make lab, make setup        — то, что нужно ученику: [project] dependencies (NumPy, matplotlib,
+#                                 ipywidgets, JupyterLab, Notebook 7, …): pip install -e .
+#   make test, make setup-test  — сверху инструменты проверок, extra `test` (pytest, nbval, hypothesis,
+#                                 playwright, …): pip install -e '.[test]'
+# Две отметки: после make test команда make lab ничего не ставит, после make lab make test
+# доставляет только инструменты проверок. Изменился pyproject.toml — переустанавливаются обе.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-from-pyproject
+LAB_STAMP  := $(VENV)/.installed-lab
+TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: lab fresh test notebooks setup clean
+.PHONY: lab fresh test notebooks setup setup-test clean
 
 # Тетрадки ученика: копия уроков в work/ (в .gitignore) — lessons/ остаётся таким, как в git.
 WORK ?= work
@@ -17,24 +26,32 @@ UI ?= lab
 # Под root (контейнер, новая облачная машина) JupyterLab без --allow-root не запускается.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-setup: $(STAMP)
+# Окружение ученика без запуска Jupyter (например, для VS Code): курс и то, что нужно урокам.
+setup: $(LAB_STAMP)
+
+# Окружение ученика и инструменты проверок, без самих проверок (чтобы гонять один файл тестов).
+setup-test: $(TEST_STAMP)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # Переустанавливаем, только когда поменялся pyproject.toml.
-$(STAMP): pyproject.toml | $(BIN)/python
+$(LAB_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -e .
+	touch $@
+
+$(TEST_STAMP): $(LAB_STAMP)
 	$(BIN)/python -m pip install -e '.[test]'
 	touch $@
 
-lab: $(STAMP)
+lab: $(LAB_STAMP)
 	@$(BIN)/python tools/workspace.py --work $(WORK)
 	@if [ -n "$(ALLOW_ROOT)" ]; then echo "make lab: вы root (так бывает в контейнере и на новой облачной машине) — запускаем Jupyter с --allow-root, иначе он откажется стартовать"; fi
 	$(BIN)/jupyter $(UI) $(ALLOW_ROOT) --ServerApp.root_dir=$(WORK) --ServerApp.ip=127.0.0.1 $(LAB_ARGS)
 
 # Начать урок заново: make fresh LESSON=03 (ваша прежняя копия уходит в work/backup/).
-fresh: $(STAMP)
+fresh: $(LAB_STAMP)
 	@test -n "$(LESSON)" || { echo "укажите урок: make fresh LESSON=03"; exit 2; }
 	@$(BIN)/python tools/workspace.py --work $(WORK) --fresh $(LESSON)
 
@@ -42,7 +59,7 @@ fresh: $(STAMP)
 # 1) pytest без браузерного теста (библиотека, тесты, nbval по урокам) и одновременно с ним
 #    tools/lesson_passes.py — уроки ещё два раза: на другом пути кода NumPy и с каждой ячейкой дважды;
 # 2) браузерный тест — отдельно, на спокойной машине: он печатает задержки ползунков.
-test: $(STAMP)
+test: $(TEST_STAMP)
 	@mkdir -p test-artifacts
 	@status=0; \
 	$(BIN)/python tools/lesson_passes.py > test-artifacts/lesson-passes.log 2>&1 & passes=$$!; \
@@ -54,7 +71,7 @@ test: $(STAMP)
 	exit $$status
 
 # Пересобрать и исполнить все уроки из их .py (исполняется в чистом ядре сверху вниз).
-notebooks: $(STAMP)
+notebooks: $(TEST_STAMP)
 	$(BIN)/python tools/build_notebooks.py $(LESSONS)
 
 clean:

@@ -8,23 +8,18 @@
 import ast
 import importlib.metadata
 import pathlib
-import re
 import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tools.lowest_requirements import lowest_series, requirements  # noqa: E402
+from tools.lowest_requirements import lowest_series, requirement_name, requirements  # noqa: E402
 
 # Импорты, которых нет в зависимостях нарочно: модуль -> единственный файл, которому он нужен, и почему.
 NOT_DECLARED = {
     "torch": ("tests/make_torch_reference.py", "эталон для tests/data считается вручную, один раз; pytest torch не нужен"),
 }
-
-
-def _name(requirement):
-    return re.split(r"[<>=!~\s\[;]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
 
 
 def _local_modules():
@@ -59,7 +54,7 @@ def _distributions(module):
 
 
 def _undeclared(folders, extras):
-    declared = {_name(r) for r in requirements(extras=extras)}
+    declared = {requirement_name(r) for r in requirements(extras=extras)}
     missing = {}
     for folder in folders:
         for module, files in imports(folder).items():
@@ -72,9 +67,10 @@ def _undeclared(folders, extras):
     return missing
 
 
-def test_library_imports_are_runtime_dependencies():
-    missing = _undeclared(["course_lib"], extras=())
-    assert not missing, f"course_lib импортирует то, чего нет в [project] dependencies: {missing}"
+def test_library_and_lessons_import_only_runtime_dependencies():
+    """`make lab` ставит только [project] dependencies: их должно хватать библиотеке и каждому уроку."""
+    missing = _undeclared(["course_lib", "lessons"], extras=())
+    assert not missing, f"course_lib или уроки импортируют то, чего нет в [project] dependencies: {missing}"
 
 
 def test_tests_and_tools_imports_are_declared():
@@ -84,7 +80,7 @@ def test_tests_and_tools_imports_are_declared():
 
 def test_pillow_is_declared_because_live_widgets_encode_frames():
     assert "PIL" in imports("course_lib"), "если Pillow больше не нужен виджетам, уберите его из зависимостей"
-    assert "pillow" in {_name(r) for r in requirements(extras=())}
+    assert "pillow" in {requirement_name(r) for r in requirements(extras=())}
 
 
 @pytest.mark.parametrize(("requirement", "series"), [

@@ -1,7 +1,7 @@
 """Ссылки курса ведут туда, где что-то есть: файл существует, а #якорь — заголовок в нём.
 
-Читаются markdown-ячейки уроков (lessons/NN_*.py), README.md и страницы lessons/*.md
-(глоссарий, шпаргалка по формам). Якорь сверяется, как его строит GitHub: заголовок в нижнем
+Читаются markdown-ячейки уроков (lessons/NN_*.py), README.md, MAINTAINERS.md и страницы
+lessons/*.md (глоссарий, шпаргалка по формам). Якорь сверяется, как его строит GitHub: заголовок в нижнем
 регистре, без знаков препинания, пробелы — дефисы, повтор заголовка получает -1, -2, …
 У тетрадки (.ipynb) заголовки берутся из её markdown-ячеек.
 """
@@ -99,7 +99,8 @@ def broken_links(path):
     return problems
 
 
-SOURCES = [ROOT / "README.md", *sorted(LESSONS.glob("[0-9][0-9]_*.py")), *sorted(LESSONS.glob("*.md"))]
+SOURCES = [ROOT / "README.md", ROOT / "MAINTAINERS.md",
+           *sorted(LESSONS.glob("[0-9][0-9]_*.py")), *sorted(LESSONS.glob("*.md"))]
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -112,9 +113,19 @@ def test_links_point_at_files_and_headings(path):
 def test_glossary_and_shapes_are_linked_from_readme_and_first_lessons():
     readme = links(markdown_of(ROOT / "README.md"))
     assert "lessons/glossary.md" in readme and "lessons/shapes.md" in readme
+    assert "MAINTAINERS.md" in readme, "README должен вести к документу для преподавателей и авторов"
     for lesson in ["00_start_here.py", "01_embeddings.py", "02_soft_search.py"]:
         found = links(lesson_markdown(LESSONS / lesson))
         assert "glossary.md" in found and "shapes.md" in found, f"{lesson}: нет ссылки на глоссарий или шпаргалку"
+
+
+def test_readme_lists_every_lesson():
+    """Таблица уроков в README — та, с которой ученик начинает: новый урок без строки в ней не найти."""
+    listed = set(links(markdown_of(ROOT / "README.md")))
+    lessons = [f"lessons/{p.stem}.ipynb" for p in sorted(LESSONS.glob("[0-9][0-9]_*.py"))]
+    assert lessons, "уроков не нашлось"
+    assert not [name for name in lessons if name not in listed], (
+        f"в таблице уроков README нет: {[name for name in lessons if name not in listed]}")
 
 
 def test_slugs_like_github():

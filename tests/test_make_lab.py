@@ -2,8 +2,11 @@
 
 `make lab` запускается по-настоящему (без браузера, в своей временной папке work/ и со своим
 портом), тест ждёт, пока сервер ответит на запрос с токеном из его же вывода, сохраняет
-тетрадку через Jupyter и останавливает сервер. Установку (`pip install`) тест не повторяет:
+тетрадку через Jupyter и останавливает сервер. Установку (`pip install`) этот тест не повторяет:
 её цель make считает выполненной (`-o`), а окружение — то, в котором идёт тест.
+
+Что ставят `make lab` и `make test`, проверяется без сети: в подставном окружении `bin/python`
+ничего не ставит, а записывает, о чём его попросил Makefile.
 """
 
 import json
@@ -25,6 +28,7 @@ from _jupyter_server import free_port, isolated_env
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from tools import workspace  # noqa: E402
+from tools.lowest_requirements import requirement_name, requirements  # noqa: E402
 
 LESSONS = workspace.lessons()
 TOKEN_URL = re.compile(r"http://127\.0\.0\.1:(\d+)/(?:lab|tree)\?token=([0-9a-f]+)")
@@ -70,10 +74,87 @@ def test_fresh_rejects_unknown_lesson(tmp_path, name):
         workspace.fresh(name, tmp_path / "work")
 
 
+def test_first_run_counts_lessons_and_pages_apart(tmp_path, capsys):
+    assert workspace.main(["--work", str(tmp_path / "work")]) == 0
+    lesson_sources = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.py"))       # исходники уроков, не тетрадки
+    pages = sorted((ROOT / "lessons").glob("*.md"))
+    assert f"скопировано уроков: {len(lesson_sources)}, страниц: {len(pages)}" in capsys.readouterr().out
+    assert workspace.main(["--work", str(tmp_path / "work")]) == 0
+    assert capsys.readouterr().out == "", "второй запуск ничего не копирует и молчит"
+
+
+def test_workspace_runs_on_any_python3(tmp_path):
+    """Скрипт берёт только стандартную библиотеку: годится и python3 без пакетов курса (conda, система)."""
+    done = subprocess.run([sys.executable, "-I", "-S", str(ROOT / "tools" / "workspace.py"), "--work", str(tmp_path / "work")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, f"tools/workspace.py без site-packages упал:\n{done.stderr[-2000:]}"
+    assert (tmp_path / "work" / LESSONS[0].name).exists()
+
+
 def test_lessons_folder_is_not_where_learners_work():
     ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
     assert "work/" in ignored, "рабочая копия учеников должна быть в .gitignore"
     assert workspace.WORK == ROOT / "work"
+
+
+# ---------------------------------------------------------------- что ставят make lab и make test
+
+TEST_TOOLS = {"pytest", "nbval", "hypothesis", "playwright"}
+
+
+def _recording_venv(tmp_path):
+    """Окружение, где bin/python ничего не ставит, а дописывает свои аргументы в calls.log."""
+    venv, log = tmp_path / "venv", tmp_path / "calls.log"
+    (venv / "bin").mkdir(parents=True)
+    python = venv / "bin" / "python"
+    python.write_text(f'#!/bin/sh\nprintf \'%s\\n\' "$*" >> \'{log}\'\n', encoding="utf-8")
+    python.chmod(0o755)
+    log.touch()
+    return venv, log
+
+
+def _make(venv, *args):
+    done = subprocess.run(["make", "--no-print-directory", f"VENV={venv}", *args], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, f"make {' '.join(args)}: код {done.returncode}\n{done.stdout}{done.stderr}"
+    return done.stdout
+
+
+def _installs(log):
+    """Каждый `pip install -e СПЕЦ` из calls.log -> множество extra этой установки ('.' -> set())."""
+    found = []
+    for line in log.read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        if words[:3] == ["-m", "pip", "install"] and "-e" in words:
+            spec = words[words.index("-e") + 1].strip("'\"")
+            extras = spec.partition("[")[2].rstrip("]")
+            found.append({e.strip() for e in extras.split(",") if e.strip()})
+    return found
+
+
+def _packages(extras):
+    return {requirement_name(r) for r in requirements(extras=tuple(extras))}
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="make — для Linux и macOS")
+def test_make_lab_installs_no_test_tools_and_make_test_adds_them(tmp_path):
+    venv, log = _recording_venv(tmp_path)
+    _make(venv, "setup")                           # та же цель установки, что у make lab и make fresh
+    assert _installs(log) == [set()], f"make lab ставит не только курс: {log.read_text(encoding='utf-8')}"
+    learner = _packages(set())
+    assert not learner & TEST_TOOLS, f"ученику ставятся инструменты проверок: {sorted(learner & TEST_TOOLS)}"
+    for target in ("lab", "fresh"):
+        assert "pip install" not in _make(venv, "-n", target, "LESSON=03"), f"make {target} после make setup снова ставит пакеты"
+
+    _make(venv, "setup-test")                      # цель установки make test
+    assert _installs(log) == [set(), {"test"}], "make test доставляет только extra test, курс уже стоит"
+    assert TEST_TOOLS <= _packages({"test"}) - learner
+    for target in ("test", "lab", "notebooks"):
+        assert "pip install" not in _make(venv, "-n", target), f"make {target} после make test снова ставит пакеты"
+
+    first_test, _ = _recording_venv(tmp_path / "first-make-test")     # новичок начал с make test
+    _make(first_test, "setup-test")
+    assert "pip install" not in _make(first_test, "-n", "lab"), "make lab после make test снова ставит пакеты"
 
 
 # ---------------------------------------------------------------- сам make lab
@@ -107,7 +188,7 @@ def test_make_lab_starts_answers_with_its_token_and_saves_into_work(tmp_path, ui
     # Как в папке курса: над work/ лежит jupytext.toml, который связывает .ipynb и .py уроков.
     (tmp_path / "jupytext.toml").write_bytes((ROOT / "jupytext.toml").read_bytes())
     env = isolated_env(tmp_path / "state")
-    stamp = pathlib.Path(sys.prefix) / ".installed-from-pyproject"
+    stamp = pathlib.Path(sys.prefix) / ".installed-lab"
     command = ["make", "--no-print-directory", "-o", str(stamp), "lab", f"UI={ui}", f"VENV={sys.prefix}", f"WORK={work}",
                f"LAB_ARGS=--no-browser --ServerApp.port={port} --ServerApp.port_retries=0"]
     log_path = tmp_path / "make-lab.log"

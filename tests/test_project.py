@@ -1,4 +1,5 @@
-"""Установка: pip (pyproject.toml) и conda/Binder (environment.yml) ставят одни и те же пакеты с теми же границами."""
+"""Установка ученика: pip (`make lab`, [project] dependencies в pyproject.toml) и conda/Binder (environment.yml)
+ставят одни и те же пакеты с теми же границами, и ни там, ни там нет инструментов проверок (extra `test`)."""
 
 import pathlib
 import re
@@ -19,10 +20,11 @@ def conda_dependencies():
     return yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))["dependencies"]
 
 
-def test_environment_yml_asks_for_what_pyproject_asks():
-    """Те же пакеты и те же нижние границы. Точную версию (`==`) не пропустит и pyproject.toml:
-    её не примет tools/lowest_requirements.py (tests/test_dependencies.py), а здесь она разойдётся с ним."""
-    pip = {_normal(r) for r in requirements()}
+def test_environment_yml_asks_for_what_make_lab_installs():
+    """Те же пакеты и те же нижние границы, что у ученика после `make lab`. Точную версию (`==`) не пропустит
+    и pyproject.toml: её не примет tools/lowest_requirements.py (tests/test_dependencies.py), а здесь она
+    разойдётся с ним. Пакет из extra `test` в environment.yml — тоже расхождение: Binder ученику его не ставит."""
+    pip = {_normal(r) for r in requirements(extras=())}
     conda = {_normal(d) for d in conda_dependencies() if isinstance(d, str) and not d.startswith("python")} - {"pip"}
     assert pip == conda, f"только в pyproject.toml: {sorted(pip - conda)}; только в environment.yml: {sorted(conda - pip)}"
 

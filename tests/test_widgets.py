@@ -133,15 +133,6 @@ def test_static_fallback_picture_in_mimebundle():
     assert bundle["image/png"].startswith("iVBORw0KGgo")   # base64 PNG
 
 
-def test_importing_core_does_not_import_widgets():
-    import subprocess
-    import sys
-
-    out = subprocess.run([sys.executable, "-c", "import course_lib, sys; print('ipywidgets' in sys.modules)"],
-                         capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "False"
-
-
 # ---- маленькие исследователи ---------------------------------------------------------
 
 

@@ -1,7 +1,5 @@
 """Договор виджетов (widgets/base.py): вид, художник, одна точка, где решают, когда обновлять."""
 
-import ast
-import pathlib
 from dataclasses import dataclass
 
 import ipywidgets as widgets
@@ -13,8 +11,6 @@ from course_lib.functional import scaled_dot_product_attention
 from course_lib.widgets._live import Explorer, LiveFigure, new_figure
 from course_lib.widgets.base import Painter, View, clamp
 from course_lib.widgets.common import attention_weights
-
-WIDGETS = pathlib.Path(nt.__file__).parent / "widgets"
 
 
 @dataclass
@@ -74,27 +70,6 @@ def test_view_function_must_return_a_view():
     explorer = Explorer({"value": slider}, lambda value: CounterView(value, message="осторожно"),
                         CountingPainter(), new_figure(2, 1))
     assert "осторожно" in explorer.message.value
-
-
-def _calls_and_attributes(path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    return {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
-
-
-def test_no_widget_reaches_into_attention_internals():
-    for path in WIDGETS.glob("*.py"):
-        used = _calls_and_attributes(path)
-        assert not used & {"_split", "_merge"}, f"{path.name} зовёт приватные части MultiHeadAttention"
-        assert "self.refresh" not in path.read_text(encoding="utf-8") or path.name == "base.py", \
-            f"{path.name}: refresh вызывает только LiveFigure"
-
-
-def test_one_entropy_one_divisors_one_head_grid():
-    for path in WIDGETS.glob("*.py"):
-        text = path.read_text(encoding="utf-8")
-        assert "np.log2(np.where" not in text, f"{path.name}: своя энтропия вместо functional.entropy"
-        assert "-(-h // cols)" not in text and "min(h, 4)" not in text, f"{path.name}: своя сетка голов вместо vis.head_grid"
-        assert "def divisors" not in text, f"{path.name}: свои делители вместо _checks.divisors"
 
 
 def test_without_sqrt_dk_is_the_library_attention_with_scale_one():

@@ -1,6 +1,6 @@
 """Самые низкие версии, которые разрешает pyproject.toml, — для второго окружения в .ci/run.
 
-    python tools/lowest_requirements.py > lowest.txt     # затем: pip install -r lowest.txt -e '.[test]'
+    .venv/bin/python tools/lowest_requirements.py > lowest.txt     # затем: pip install -r lowest.txt -e '.[test]'
 
 Для каждой зависимости `имя>=X` (и в extra `test`) печатает «самую раннюю разрешённую серию»:
 `имя>=X,<X'`, где X' — следующая версия на последнем разряде X, дополненного до двух разрядов
@@ -30,6 +30,11 @@ def requirements(pyproject=ROOT / "pyproject.toml", extras=("test",)):
     for extra in extras:
         found += project.get("optional-dependencies", {}).get(extra, [])
     return found
+
+
+def requirement_name(requirement):
+    """'Pillow >= 9.3' -> 'pillow', 'nbval>=0.11; extra == "test"' -> 'nbval': имя пакета, как его сравнивает pip."""
+    return re.split(r"[<>=!~\s\[;]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
 
 
 def _installed_requirements(extras):

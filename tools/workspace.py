@@ -1,7 +1,10 @@
 """Рабочая копия уроков: `make lab` открывает work/, а lessons/ остаётся таким, как в git.
 
-    python tools/workspace.py                  # make lab: создать work/ и докопировать новые уроки
-    python tools/workspace.py --fresh 03       # make fresh LESSON=03: урок 03 заново
+    .venv/bin/python tools/workspace.py             # make lab: создать work/ и докопировать новые уроки
+    .venv/bin/python tools/workspace.py --fresh 03  # make fresh LESSON=03: урок 03 заново
+
+Скрипт берёт только стандартную библиотеку Python, поэтому годится любой python3 — из .venv,
+из conda-окружения или системный: ему не нужно ничего, что ставит `make lab`.
 
 Ученик правит и сохраняет тетрадки в work/ (папка в .gitignore): его изменения не попадают
 в git, а `make test` сверяет выводы уроков из lessons/, а не его. Уже скопированный урок
@@ -48,9 +51,16 @@ def prepare(work=WORK, source=LESSONS):
         if not target.exists():
             shutil.copy2(lesson, target)
             copied.append(target)
-    for page in sorted(pathlib.Path(source).glob("*.md")):    # глоссарий и шпаргалка: на них ссылаются уроки
-        shutil.copy2(page, work / page.name)                  # справочные страницы, не уроки: всегда свежие
+    for page in documents(source):              # справочные страницы, не уроки: всегда свежие
+        shutil.copy2(page, work / page.name)
     return copied
+
+
+def summary(copied):
+    """«скопировано уроков: 11, страниц: 2» — уроки (.ipynb) и страницы (.md) считаются отдельно."""
+    lesson_count = sum(1 for p in copied if pathlib.Path(p).suffix == ".ipynb")
+    page_count = sum(1 for p in copied if pathlib.Path(p).suffix == ".md")
+    return f"скопировано уроков: {lesson_count}, страниц: {page_count}"
 
 
 def find_lesson(name, source=LESSONS):
@@ -102,7 +112,7 @@ def main(argv=None):
         return 0
     copied = prepare(work)
     if copied:
-        print(f"Ваши тетрадки — в {_show(work)}/ (скопировано уроков: {len(copied)}). Там их можно менять и сохранять;")
+        print(f"Ваши тетрадки — в {_show(work)}/ ({summary(copied)}). Там их можно менять и сохранять;")
         print("lessons/ остаётся как в курсе. Начать урок заново: make fresh LESSON=03")
     return 0
 
