@@ -1,20 +1,58 @@
 """Проверки входов: понятная ошибка на русском вместо загадочной ошибки NumPy в глубине."""
 
+import numbers
+import os
+
 import numpy as np
 
 
-def check_float(x, name, finite=True):
-    """Убеждается, что `x` (ndarray) — дробные числа и, если finite, все конечные."""
+def check_numbers(x, name, where):
+    """x как массив NumPy из чисел (bool, целые или дробные); None, текст, рваный список, комплексные — ошибка.
+
+    where — кто спрашивает («a + b», «softmax»), name — что это за вход.
+    """
+    try:
+        array = x if isinstance(x, np.ndarray) else np.asarray(x)
+    except ValueError:                                       # [[1, 2], [3]]: строки разной длины
+        raise ValueError(f"{where}: {name} — прямоугольный массив чисел (строки одной длины), "
+                         f"а пришёл рваный список {_short(x)}: NumPy не может сложить его в таблицу") from None
+    if array.dtype.kind not in "biuf":
+        what = "комплексные числа (курс считает только вещественные)" if array.dtype.kind == "c" else \
+            f"{_short(x)} ({type(x).__name__})"
+        raise TypeError(f"{where}: {name} — число, массив NumPy или Tensor из чисел, а пришло {what}")
+    return array
+
+
+def _short(x):
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def check_float(x, name, finite=True, variable=None):
+    """Убеждается, что `x` (ndarray) — дробные числа и, если finite, все конечные.
+
+    variable — имя переменной в подсказке «приведите тип» (по умолчанию name).
+    """
     if not np.issubdtype(x.dtype, np.floating):
-        raise TypeError(
-            f"{name}: ожидались дробные числа (float32 или float64), а пришёл dtype {x.dtype}. "
-            f"Приведите тип: np.asarray({name}, dtype=np.float64)"
-        )
+        advice = (f" Приведите тип: np.asarray({variable or name}, dtype=np.float64)"
+                  if x.dtype.kind in "biu" else "")
+        raise TypeError(f"{name}: ожидались дробные числа (float32 или float64), а пришёл dtype {x.dtype}.{advice}")
     if finite and not np.isfinite(x).all():
         bad = x[~np.isfinite(x)]
         raise ValueError(
             f"{name}: ожидались конечные числа, а встретилось {bad[0]} ({bad.size} шт.). "
             "Проверьте, откуда берутся inf/nan — обычно это переполнение exp или деление на 0."
+        )
+
+
+def check_peak(peak, where):
+    """Максимумы строк оценок перед softmax: nan или +inf — ошибка (−inf — строка закрыта маской целиком)."""
+    if np.isnan(peak).any() or np.isposinf(peak).any():
+        big = np.finfo(peak.dtype).max
+        raise ValueError(
+            f"{where}: ожидались конечные оценки (или −inf там, где смотреть нельзя), а во входе softmax есть "
+            f"nan или +inf — такие оценки нельзя превратить в веса. Если на входе их не было, оценки переполнили "
+            f"{peak.dtype} (больше {big:.1e}): уменьшите числа на входе (например, LayerNorm) или считайте во float64"
         )
 
 
@@ -78,6 +116,87 @@ def check_int(value, name, where, low=1, high=None, meaning=""):
     return int(value)
 
 
+def check_bool(value, name, where, meaning=""):
+    """True или False (и np.bool_); «no», 0 или None — ошибка: строка «no» в if была бы истиной."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{where}: {name} — True или False{meaning}, а пришло {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
+def check_real(value, name, where, positive=False, finite=True, meaning=""):
+    """Одно вещественное число (не bool, не строка); positive — строго > 0, finite — без nan и ±inf. Возвращает float."""
+    wanted = "число > 0" if positive else "конечное число" if finite else "число"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{where}: {name} — {wanted}{meaning}, а пришло {value!r} ({type(value).__name__})")
+    if (finite and not np.isfinite(value)) or (positive and not value > 0):
+        raise ValueError(f"{where}: {name} — {wanted}{meaning}, а пришло {value!r}")
+    return float(value)
+
+
+def check_callable(fn, name, where, wanted):
+    """Функция (что угодно вызываемое); wanted — какая: «функция без аргументов, например lambda: attention(x)»."""
+    if not callable(fn):
+        raise TypeError(f"{where}: {name} — {wanted}, а пришло {fn!r} ({type(fn).__name__}). "
+                        "Передайте саму функцию, не результат её вызова")
+    return fn
+
+
+def check_generator(rng, where, allow_none=False):
+    """Генератор случайных чисел np.random.default_rng(зерно) (или None, если allow_none)."""
+    if not (isinstance(rng, np.random.Generator) or (allow_none and rng is None)):
+        extra = " или None (генератор курса, nt.manual_seed)" if allow_none else ""
+        raise TypeError(f"{where}: rng — генератор np.random.default_rng(зерно){extra}, "
+                        f"а пришёл {type(rng).__name__}")
+    return rng
+
+
+def check_dtype(dtype, where, floating=True):
+    """Тип чисел: дробный (float32, float64) или, если floating=False, любой числовой (и bool). Возвращает np.dtype."""
+    try:
+        result = np.dtype(dtype)
+    except TypeError:
+        result = None
+    if result is None or result.kind not in ("f" if floating else "biuf") or dtype is None:
+        wanted = "дробный тип (np.float32 или np.float64)" if floating else "числовой тип (np.float64, np.int64, bool, …)"
+        raise TypeError(f"{where}: dtype — {wanted}, а пришло {dtype!r}")
+    return result
+
+
+# ---- память: оценить до того, как выделять ----------------------------------------------
+
+def memory_limit():
+    """Сколько байт одна операция курса может попросить: половина физической памяти (или 4 ГиБ, если её не узнать)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (AttributeError, ValueError, OSError):
+        return 4 * 2**30
+
+
+class MemoryLimitError(ValueError, MemoryError):
+    """Массив не поместится: и ValueError (вход слишком велик), и MemoryError (как у NumPy)."""
+
+
+def check_memory(nbytes, what, where, advice):
+    """Отказ по-русски, если операции понадобится больше memory_limit() байт: до выделения, а не MemoryError посреди.
+
+    what — что именно выделяется («оценки (N, h, T, T) float64»), advice — что попробовать.
+    """
+    limit = memory_limit()
+    if nbytes > limit:
+        raise MemoryLimitError(
+            f"{where}: {what} займут {format_bytes(nbytes)}, а на этой машине одной операции разумно дать "
+            f"не больше {format_bytes(limit)} (половина памяти). Попробуйте: {advice}"
+        )
+
+
+def format_bytes(nbytes):
+    """1536 -> «1.5 КиБ»: двоичные единицы, как в уроках 03 и 08."""
+    for unit, size in (("ГиБ", 2**30), ("МиБ", 2**20), ("КиБ", 2**10)):
+        if nbytes >= size:
+            return f"{nbytes / size:.1f} {unit}"
+    return f"{int(nbytes)} Б"
+
+
 def _bounds(low, high):
     return f"от {low} до {high}" if high is not None else f"≥ {low}"
 
@@ -122,6 +241,12 @@ def check_axis(axis, ndim, where, shape=None):
     check_int(axis, "axis", where, low=-ndim, high=ndim - 1,
               meaning=f" (номер оси массива формы {tuple(shape) if shape is not None else f'с {ndim} осями'})")
     return axis % ndim
+
+
+def check_axes(axis, shape, where):
+    """axis — None, номер оси или кортеж номеров осей массива формы shape."""
+    for a in (() if axis is None else np.atleast_1d(axis)):
+        check_axis(int(a) if isinstance(a, np.integer) else a, len(shape), where, shape)
 
 
 def reshape_error(shape, new_shape):

@@ -22,7 +22,7 @@ softmax(S) @ V, только весь S ни разу не лежал в пам�
 
 import numpy as np
 
-from course_lib._checks import check_int, check_mask, check_qkv
+from course_lib._checks import check_bool, check_float, check_int, check_mask, check_numbers, check_qkv
 from course_lib.autograd.tensor import Tensor, as_tensor
 
 
@@ -33,6 +33,7 @@ def online_softmax_step(m, l, acc, scores, values):
     scores: (…, T_q, B) — оценки запросов по ключам блока (−inf = смотреть нельзя);
     values: (…, B, d_v) — значения блока. Возвращает новые (m, l, acc) тех же форм.
     """
+    _check_step_inputs(m=m, l=l, acc=acc, scores=scores, values=values)
     m_new = np.maximum(m, scores.max(axis=-1, keepdims=True))     # (…, T_q, 1)
     # Пока запрос не видел ни одного разрешённого ключа, m_new = −inf, и exp(−inf − (−inf)) = nan.
     # Вычитаем тогда 0: все exp(−inf) дадут 0, и строка останется пустой (l = 0, acc = 0).
@@ -55,6 +56,7 @@ def block_attention(q, k, v, mask=None, causal=False, block_size=128):
     их-то мы и не храним. Запрос, которому не разрешено смотреть никуда, получает нулевой context.
     """
     q, k, v = _check_inputs(q, k, v, block_size)
+    causal = check_bool(causal, "causal", "block_attention", meaning=" (причинная маска)")
     T_q, d_k = q.shape[-2:]
     T_k, d_v = v.shape[-2:]
     lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])   # оси батча и голов
@@ -78,6 +80,12 @@ def block_attention(q, k, v, mask=None, causal=False, block_size=128):
     return acc / np.where(l == 0, 1, l)                            # (…, T_q, d_v); пустая строка: 0 / 1 = 0
 
 
+def _check_step_inputs(**arrays):
+    """Входы online_softmax_step — массивы дробных чисел (−inf можно: так закрыты ключи)."""
+    for name, x in arrays.items():
+        check_float(check_numbers(x, name, "online_softmax_step"), name, finite=False)
+
+
 def _check_inputs(q, k, v, block_size):
     check_int(block_size, "block_size", "block_attention", meaning=" (сколько ключей в блоке; обычно 64…512)")
     if any(isinstance(t, Tensor) for t in (q, k, v)):
@@ -85,6 +93,6 @@ def _check_inputs(q, k, v, block_size):
             "block_attention работает с массивами NumPy, без градиентов: передайте q.data, k.data, v.data "
             "(или возьмите scaled_dot_product_attention, если нужен градиент)"
         )
-    q, k, v = (as_tensor(t) for t in (q, k, v))
+    q, k, v = (as_tensor(t, name=name, where="block_attention") for t, name in zip((q, k, v), "qkv"))
     check_qkv(q, k, v)                                            # те же понятные ошибки, что у обычного внимания
     return q.data, k.data, v.data

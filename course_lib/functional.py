@@ -6,7 +6,8 @@
 
 import numpy as np
 
-from course_lib._checks import check_axis, check_float, check_int, check_mask, check_qkv
+from course_lib._checks import (check_axes, check_axis, check_bool, check_float, check_int, check_mask, check_memory,
+                                check_numbers, check_qkv, check_real)
 from course_lib.autograd.tensor import Tensor, as_tensor
 from course_lib.engine_room import enabled as fast_enabled, fast_cube, fused_attention
 
@@ -18,10 +19,13 @@ def softmax(x, axis=-1):
     а строка целиком из -inf (всё замаскировано) — нулевые веса, без nan и предупреждений.
     """
     plain = not isinstance(x, Tensor)
-    x = as_tensor(x)
-    check_float(x.data, "softmax(x)", finite=False)         # -inf можно: так маскируют; nan и +inf ловит x.softmax
-    axis = check_axis(axis, x.ndim, "softmax", x.shape) if x.ndim else axis
-    if x.ndim == 0 or x.shape[axis] == 0:
+    x = as_tensor(x, where="softmax")
+    check_float(x.data, "softmax(x)", finite=False, variable="x")   # -inf можно: так маскируют; nan и +inf ловит x.softmax
+    if x.ndim == 0:
+        raise ValueError(f"softmax: ожидался массив оценок хотя бы с одной осью (строка чисел), а пришло одно число "
+                         f"{x.data.item()!r}: вес единственного числа всегда 1. Передайте строку оценок: softmax(np.array([…]))")
+    axis = check_axis(axis, x.ndim, "softmax", x.shape)
+    if x.shape[axis] == 0:
         raise ValueError(f"softmax: вдоль оси {axis} нет ни одной оценки (форма {x.shape}) — "
                          "нечего превращать в веса. Пустая последовательность (T = 0)?")
     out = x.softmax(axis=axis)                              # операция движка: autograd/softmax.py
@@ -35,8 +39,8 @@ def gelu(x):
     большие отрицательные — почти в 0, а около нуля функция гладкая (градиент не обрывается).
     """
     plain = not isinstance(x, Tensor)
-    x = as_tensor(x)
-    check_float(x.data, "gelu(x)")
+    x = as_tensor(x, where="gelu")
+    check_float(x.data, "gelu(x)", variable="x")
     cube = fast_cube(x) if fast_enabled() else x**3        # x³; в машинном отделении — двумя умножениями (engine_room/cube.py)
     inner = (x + 0.044715 * cube) * np.sqrt(2 / np.pi)     # √(2/π)·(x + 0.044715·x³)
     out = 0.5 * x * (1 + inner.tanh())
@@ -46,7 +50,8 @@ def gelu(x):
 def causal_mask(T):
     """Булева маска (T, T): True — «можно смотреть» (нижний треугольник с диагональю), урок 05."""
     T = check_int(T, "T", "causal_mask", meaning=" (длина последовательности)")
-    return np.tril(np.ones((T, T), dtype=bool))
+    _check_mask_memory(T, "causal_mask")
+    return np.tri(T, dtype=bool)                                 # сразу булева: без промежуточной матрицы чисел
 
 
 def local_mask(T, window):
@@ -57,8 +62,10 @@ def local_mask(T, window):
     растёт как T, а не как T². Цена — зависимость дальше окна этот слой не видит.
     """
     _check_window(T, window, "local_mask")
-    distance = np.arange(T)[:, None] - np.arange(T)[None, :]     # (T, T): i − j, на сколько ключ левее запроса
-    return (distance >= 0) & (distance < window)
+    _check_mask_memory(T, "local_mask")
+    mask = np.tri(T, dtype=bool)                                 # (T, T): j ≤ i — ключ не в будущем
+    mask &= ~np.tri(T, k=-window, dtype=bool)                    # ... и не дальше окна: убрать j ≤ i − window
+    return mask
 
 
 def allowed_cells(T, window):
@@ -95,14 +102,24 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None, causal=False):
 
 def _attention_inputs(q, k, v, mask, scale, causal):
     """Проверенные входы внимания: q, k, v — Tensor, маска вместе с причинной (или None), scale."""
-    q, k, v = (as_tensor(t) for t in (q, k, v))
+    q, k, v = (as_tensor(t, name=name, where="scaled_dot_product_attention") for t, name in zip((q, k, v), "qkv"))
     check_qkv(q, k, v)
+    if scale is not None:
+        scale = check_real(scale, "scale", "scaled_dot_product_attention", meaning=" (множитель оценок; None — 1/√d_k)")
+    causal = check_bool(causal, "causal", "scaled_dot_product_attention", meaning=" (закрыть ли ключи правее запроса)")
     T_q, T_k = q.shape[-2], k.shape[-2]
     if T_q == 0 or T_k == 0:
         raise ValueError(f"scaled_dot_product_attention: пустая последовательность (T = 0): q {q.shape}, k {k.shape} — "
                          "нет ни одной оценки, нечего превращать в веса")
+    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    if not fast_enabled():                                  # быстрый путь проверяет свою память сам (engine_room/attention.py)
+        cells = int(np.prod(batch)) * T_q * T_k
+        check_memory(2 * cells * np.result_type(q.dtype, k.dtype).itemsize,
+                     f"оценки и веса (два массива {batch + (T_q, T_k)} {np.result_type(q.dtype, k.dtype)})",
+                     "scaled_dot_product_attention",
+                     "`with nt.fast():` (слитое внимание держит один такой массив, а не два-три), "
+                     "block_attention из урока 08 (course_lib.efficient: память T_q × block_size) или меньше T")
     if mask is not None:
-        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
         mask = check_mask(mask, batch + (T_q, T_k))
     if causal:
         past = np.arange(T_k) <= np.arange(T_k - T_q, T_k)[:, None]    # (T_q, T_k): ключ не правее запроса
@@ -115,8 +132,9 @@ def entropy(weights, axis=-1):
 
     weights: (..., n), строки в сумме 1 (нули допустимы: 0·log 0 = 0). Результат — (...) без оси `axis`.
     """
-    weights = np.asarray(getattr(weights, "data", weights))
+    weights = check_numbers(getattr(weights, "data", weights), "weights", "entropy")
     check_float(weights, "weights")
+    check_axes(axis, weights.shape, "entropy")
     logs = np.log2(np.where(weights > 0, weights, 1))       # log2(1) = 0 там, где вес 0
     return 0.0 - (weights * logs).sum(axis=axis)            # 0.0 − …: без «−0.0» у строки с одним весом 1
 
@@ -130,9 +148,11 @@ def cross_entropy(logits, targets, reduction="mean"):
     if reduction not in ("mean", "none"):
         raise ValueError(f'cross_entropy: reduction — "mean" (среднее) или "none" (по позициям), а пришло {reduction!r}')
     plain = not isinstance(logits, Tensor)
-    logits = as_tensor(logits)
+    logits = as_tensor(logits, name="logits", where="cross_entropy")
     check_float(logits.data, "logits")
-    targets = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
+    targets = check_numbers(targets.data if isinstance(targets, Tensor) else targets, "targets", "cross_entropy")
+    if logits.ndim == 0 or logits.shape[-1] == 0:
+        raise ValueError(f"cross_entropy: logits — оценки (..., C) хотя бы одного класса (C ≥ 1), а пришла форма {logits.shape}")
     C = logits.shape[-1]
     if not np.issubdtype(targets.dtype, np.integer):
         raise TypeError(f"targets: ожидались целые номера классов, а пришёл dtype {targets.dtype}")
@@ -143,12 +163,20 @@ def cross_entropy(logits, targets, reduction="mean"):
         )
     if targets.size and (targets.min() < 0 or targets.max() >= C):
         raise ValueError(f"targets: номера классов должны быть от 0 до {C - 1}, а встретились {targets.min()}…{targets.max()}")
+    if targets.size == 0 and reduction == "mean":
+        raise ValueError(f"cross_entropy: среднее по пустому батчу не определено — ожидалась хотя бы одна позиция, "
+                         f"а пришли logits формы {logits.shape}. Пустой батч (N = 0 или T = 0)?")
 
     log_probs = logits.log_softmax(axis=-1)                                    # (..., C): log p каждого класса
     picked = log_probs.reshape(-1, C)[np.arange(targets.size), targets.reshape(-1)]   # (n,): log p верного класса
-    losses = -picked.reshape(targets.shape)                                    # (...)
+    losses = 0.0 - picked.reshape(targets.shape)                               # (...); 0.0 − …: без «−0.0» у точного ответа
     out = losses.mean() if reduction == "mean" else losses
     return out.data if plain else out
+
+
+def _check_mask_memory(T, where):
+    check_memory(T * T, f"маска ({T}, {T}) bool", where,
+                 "меньше T или маску по кускам, как block_attention(causal=True) из урока 08 (course_lib.efficient)")
 
 
 def _check_window(T, window, where):

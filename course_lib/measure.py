@@ -16,9 +16,13 @@ import tracemalloc
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from course_lib._checks import check_callable, check_float, check_int, check_numbers
+
 
 def seconds(fn, repeats=5, warmup=True):
     """Лучшее из `repeats` время процессора (с) на один вызов fn(); сначала один прогрев. BLAS — в один поток."""
+    check_callable(fn, "fn", "seconds", "функция без аргументов, например lambda: attention(x)")
+    check_int(repeats, "repeats", "seconds", meaning=" (сколько раз повторить замер)")
     best = float("inf")
     with threadpool_limits(limits=1, user_api="blas"):
         if warmup:
@@ -32,6 +36,7 @@ def seconds(fn, repeats=5, warmup=True):
 
 def peak_bytes(fn):
     """Пик памяти (байт), выделенной за время fn() сверх уже занятой."""
+    check_callable(fn, "fn", "peak_bytes", "функция без аргументов, например lambda: attention(x)")
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
@@ -44,9 +49,12 @@ def peak_bytes(fn):
 
 def slope(x, y):
     """Наклон прямой на графике log–log: показатель a в y ∝ x^a (число float)."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    x, y = (check_numbers(values, name, "slope").astype(float) for values, name in ((x, "x"), (y, "y")))
+    check_float(x, "slope: x")
+    check_float(y, "slope: y")
     if x.shape != y.shape or x.ndim != 1 or len(x) < 2:
         raise ValueError(f"slope: нужны два одномерных массива одной длины ≥ 2, а пришли формы {x.shape} и {y.shape}")
     if (x <= 0).any() or (y <= 0).any():
         raise ValueError("slope: логарифм берётся только от положительных чисел — в x или y есть ноль или минус")
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+

@@ -407,14 +407,55 @@ def test_second_backward_accumulates_and_zero_grad_resets():
     layer = nt.Linear(3, 2)
     x = nt.tensor(rng(31).normal(size=(5, 3)))
     loss = (layer(x) ** 2).sum()
-    loss.backward()
+    loss.backward(retain_graph=True)
     first = layer.weight.grad.copy()
     loss.backward()
     assert np.allclose(layer.weight.grad, 2 * first), "второй backward() должен прибавить градиент к .grad, а не заменить"
+    (layer(x) ** 2).sum().backward()                 # новый прямой проход — новый граф: тоже складывается
+    assert np.allclose(layer.weight.grad, 3 * first), "backward() нового графа должен прибавить градиент к .grad"
     layer.zero_grad()
     assert all(p.grad is None for p in layer.parameters()), "zero_grad() должен обнулить .grad у всех параметров"
     (layer(x) ** 2).sum().backward()
     assert np.allclose(layer.weight.grad, first), "после zero_grad() градиент должен считаться с нуля"
+
+
+def test_second_backward_of_the_same_graph_is_refused_and_changes_nothing():
+    nt.manual_seed(2)
+    layer = nt.Linear(3, 2)
+    loss = (layer(nt.tensor(rng(31).normal(size=(5, 3)))) ** 2).sum()
+    loss.backward()
+    first = layer.weight.grad.copy()
+    with pytest.raises(ValueError, match="уже пройден") as error:
+        loss.backward()
+    assert "retain_graph=True" in str(error.value) and "посчитайте loss заново" in str(error.value)
+    assert np.array_equal(layer.weight.grad, first), "отказ не должен трогать .grad"
+
+
+def _step_in_place(p):
+    p.data -= 0.5 * p.data                          # на месте, как в optimizer.step() и в ручном шаге урока 07
+
+
+@pytest.mark.parametrize("change", [_step_in_place, lambda p: setattr(p, "data", p.data * 2)])
+def test_backward_after_the_weights_changed_is_refused(change):
+    nt.manual_seed(3)
+    layer = nt.Linear(3, 2)
+    loss = (layer(nt.tensor(rng(33).normal(size=(5, 3)))) ** 2).sum()
+    change(layer.weight)
+    with pytest.raises(ValueError, match="изменились после прямого прохода") as error:
+        loss.backward()
+    assert "(3, 2)" in str(error.value) and "optimizer.step()" in str(error.value)
+    assert layer.weight.grad is None and layer.bias.grad is None, "отказ — до того, как .grad тронут"
+
+
+def test_optimizer_step_before_backward_is_refused():
+    nt.manual_seed(3)
+    layer = nt.Linear(3, 2)
+    opt = nt.optim.SGD(layer.parameters(), lr=0.1)
+    loss = (layer(nt.tensor(rng(34).normal(size=(5, 3)))) ** 2).sum()
+    loss.backward(retain_graph=True)
+    opt.step()                                       # веса сдвинулись: старый граф им больше не соответствует
+    with pytest.raises(ValueError, match="изменились после прямого прохода"):
+        loss.backward()
 
 
 def test_no_grad_builds_no_graph_and_restores_itself():

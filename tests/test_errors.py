@@ -298,7 +298,7 @@ FIRST_MISTAKES = [
     ("concatenate разных форм", lambda: nt.concatenate([Tensor(np.ones((2, 3))), Tensor(np.ones((2, 4)))]), ValueError, "кроме неё"),
     ("Linear(0, 3)", lambda: nt.Linear(0, 3), ValueError, "d_in"),
     ("Embedding(2.5, 3)", lambda: nt.Embedding(2.5, 3), TypeError, "num_embeddings"),
-    ("tensor из строки", lambda: nt.tensor("abc"), TypeError, "нужны числа"),
+    ("tensor из строки", lambda: nt.tensor("abc"), TypeError, "из чисел, а пришло 'abc'"),
     ("causal_mask(True)", lambda: nt.causal_mask(True), TypeError, "пришло True (bool)"),
 ]
 

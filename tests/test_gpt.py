@@ -198,7 +198,7 @@ def test_forward_rejects_bad_ids(ids, error, match):
     (dict(max_new_tokens=2.0), TypeError, "max_new_tokens"),
     (dict(temperature=0), ValueError, "temperature — число > 0"),
     (dict(temperature=-1.0), ValueError, "temperature — число > 0"),
-    (dict(temperature="hot"), ValueError, "temperature — число > 0"),
+    (dict(temperature="hot"), TypeError, "temperature — число > 0"),
     (dict(top_k=0), ValueError, "top_k"),
     (dict(top_k=V + 1), ValueError, f"top_k — целое число от 1 до {V}"),
     (dict(top_k=2.5), TypeError, "top_k"),

@@ -6,7 +6,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_axis
+from course_lib._checks import check_axes
 
 
 class Reductions:
@@ -16,7 +16,7 @@ class Reductions:
         try:
             total = self.data.sum(axis=axis, keepdims=keepdims)
         except (TypeError, ValueError):             # NumPy не принял ось: объясним по-русски, что не так
-            _check_axes(axis, self, "sum")
+            check_axes(axis, self.shape, "sum")
             raise
         out = self._child(total)
 
@@ -40,7 +40,7 @@ class Reductions:
         try:
             peak = self.data.max(axis=axis, keepdims=True)
         except (TypeError, ValueError):
-            _check_axes(axis, self, "max")
+            check_axes(axis, self.shape, "max")
             raise
         out = self._child(peak if keepdims else np.squeeze(peak, axis=axis))
 
@@ -51,8 +51,3 @@ class Reductions:
         out._backward = _backward
         return out
 
-
-def _check_axes(axis, tensor, where):
-    """axis — None, номер оси или кортеж номеров осей тензора."""
-    for a in (() if axis is None else np.atleast_1d(axis)):
-        check_axis(int(a) if isinstance(a, np.integer) else a, tensor.ndim, where, tensor.shape)

@@ -8,7 +8,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_axis, reshape_error
+from course_lib._checks import check_axis, check_dtype, reshape_error
 
 
 class ShapeOps:
@@ -74,6 +74,7 @@ class ShapeOps:
 
     def astype(self, dtype):
         """Приведение типа; градиент возвращается в исходном типе."""
+        dtype = check_dtype(dtype, "astype", floating=False)
         if self.dtype == dtype:
             return self
         out = self._child(self.data.astype(dtype))

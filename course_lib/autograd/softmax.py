@@ -6,24 +6,24 @@ Tensor (tensor.py) получает эти методы от класса Softma
 
 import numpy as np
 
+from course_lib._checks import check_axes, check_mask, check_peak, check_real
+
 
 class SoftmaxOps:
     """masked_fill, softmax, log_softmax для Tensor; `_child` — из Tensor: результат помнит свой вход."""
 
     def masked_fill(self, mask, value):
         """Ставит `value` там, где mask == True; туда градиент не течёт."""
-        mask = np.asarray(mask.data if isinstance(mask, SoftmaxOps) else mask)
-        if mask.dtype != bool:
-            raise TypeError(f"маска должна быть булевой (True/False), а пришёл dtype {mask.dtype}")
+        mask = check_mask(mask, self.shape)
+        check_real(value, "value", "masked_fill", finite=False, meaning=" (что поставить вместо закрытого, обычно −inf)")
         out = self._child(np.where(mask, np.asarray(value, dtype=self.dtype), self.data))
         out._backward = lambda g: (np.where(mask, 0, g),)
         return out
 
     def softmax(self, axis=-1):
         """exp(x) / Σ exp(x) вдоль оси `axis` (урок 02); строка из одних −∞ — нулевые веса, без nan."""
-        peak = self.data.max(axis=axis, keepdims=True)           # nan и +inf «всплывают» в максимум строки
-        if np.isnan(peak).any() or np.isposinf(peak).any():
-            raise ValueError("softmax: во входе есть nan или +inf — такие оценки нельзя превратить в веса")
+        peak = self._peak(axis, "softmax")                       # nan и +inf «всплывают» в максимум строки
+        check_peak(peak, "softmax")
         peak[np.isneginf(peak)] = 0                              # строка из одних −∞: вычитаем 0, не −∞
         weights = self.data - peak
         np.exp(weights, out=weights)                             # exp на месте: без ещё одного массива формы x
@@ -42,7 +42,7 @@ class SoftmaxOps:
 
     def log_softmax(self, axis=-1):
         """log softmax(x) = (x − max) − log Σ exp(x − max): конечен, даже где softmax округлился до 0 (урок 07)."""
-        shifted = self.data - self.data.max(axis=axis, keepdims=True)
+        shifted = self.data - self._peak(axis, "log_softmax")
         probs = np.exp(shifted)
         total = probs.sum(axis=axis, keepdims=True)
         probs /= total                                           # softmax — для backward
@@ -53,3 +53,11 @@ class SoftmaxOps:
 
         out._backward = _backward
         return out
+
+    def _peak(self, axis, where):
+        """Максимум вдоль оси (keepdims); ось вне массива — ошибка по-русски, как у sum и max."""
+        try:
+            return self.data.max(axis=axis, keepdims=True)
+        except (TypeError, ValueError):                  # AxisError — тоже ValueError
+            check_axes(axis, self.shape, where)
+            raise

@@ -11,7 +11,9 @@ import numbers
 
 import numpy as np
 
-from course_lib._checks import broadcast_error, check_axis, matmul_error
+from course_lib._checks import broadcast_error, check_axis, check_bool, check_numbers, matmul_error
+from course_lib.autograd.conversions import Conversions
+from course_lib.autograd.graph import check_graph, spent, topological_order, unbroadcast
 from course_lib.autograd.reductions import Reductions
 from course_lib.autograd.shape_ops import ShapeOps
 from course_lib.autograd.softmax import SoftmaxOps
@@ -30,19 +32,29 @@ def no_grad():
         _grad_enabled = previous
 
 
-class Tensor(ShapeOps, Reductions, SoftmaxOps):
+class Tensor(ShapeOps, Reductions, SoftmaxOps, Conversions):
     """Массив NumPy плюс то, что нужно для градиента: `.grad` и ссылки на входы."""
 
-    __array_ufunc__ = None   # `массив @ tensor`, `np.float64 * tensor`: NumPy уступает нашим __rmatmul__, __rmul__, …
-
     def __init__(self, data, requires_grad=False, _parents=()):
-        self.data = data if isinstance(data, np.ndarray) else np.asarray(data)
+        self._data = check_numbers(data, "data", "Tensor")
+        self._version = 0                    # +1 при каждой записи в .data: backward заметит, что числа сменились
         self.grad = None
-        self.requires_grad = requires_grad
+        self.requires_grad = check_bool(requires_grad, "requires_grad", "Tensor")
         self._parents = _parents
         self._backward = None
 
     # ---- служебное ----------------------------------------------------------------
+
+    @property
+    def data(self):
+        """Сами числа — массив NumPy."""
+        return self._data
+
+    @data.setter
+    def data(self, value):
+        # `p.data -= lr * p.grad` тоже проходит здесь: Python вычитает на месте и присваивает результат
+        self._data = value
+        self._version += 1
 
     @property
     def shape(self):
@@ -67,24 +79,29 @@ class Tensor(ShapeOps, Reductions, SoftmaxOps):
     def numpy(self):
         return self.data
 
-    def item(self):
-        return self.data.item()
-
     def _child(self, data, *parents):
-        """Результат операции: запоминает входы, только если кому-то нужен градиент."""
+        """Результат операции: запоминает входы (и номера версий их чисел), только если кому-то нужен градиент."""
         parents = (self,) + parents
         if _grad_enabled and any(p.requires_grad for p in parents):
-            return Tensor(data, requires_grad=True, _parents=parents)
+            out = Tensor(data, requires_grad=True, _parents=parents)
+            out._versions = tuple(p._version for p in parents)
+            return out
         return Tensor(data)
 
-    def backward(self, grad=None):
+    def backward(self, grad=None, retain_graph=False):
         """Считает d(self)/d(лист) для всех листьев с requires_grad=True и кладёт в `.grad`.
 
         Как в micrograd: узлы от результата к листьям (обратный топологический порядок),
         каждый отдаёт свой градиент входам через `_backward`, входы складывают пришедшее.
+        Как в PyTorch, граф проходится один раз: второй backward() того же результата — ошибка,
+        если первый не попросил retain_graph=True (иначе градиент молча сложился бы дважды).
         """
-        grads = {id(self): self._start_grad(grad)}      # id(узла) -> dL/d(узел), пока его не обработали
-        for node in reversed(_topological_order(self)):
+        retain_graph = check_bool(retain_graph, "retain_graph", "backward")
+        start = self._start_grad(grad)
+        order = topological_order(self)
+        check_graph(order)                              # до первого шага: .grad не меняется, если ошибка
+        grads = {id(self): start}                       # id(узла) -> dL/d(узел), пока его не обработали
+        for node in reversed(order):
             node_grad = grads.pop(id(node), None)
             if node_grad is None:
                 continue
@@ -94,10 +111,14 @@ class Tensor(ShapeOps, Reductions, SoftmaxOps):
             for parent, parent_grad in zip(node._parents, node._backward(node_grad)):
                 if parent_grad is None or not parent.requires_grad:
                     continue
-                parent_grad = _unbroadcast(parent_grad, parent.shape)   # свернуть оси, растянутые broadcasting'ом
+                parent_grad = unbroadcast(parent_grad, parent.shape)   # свернуть оси, растянутые broadcasting'ом
                 if id(parent) in grads:
                     parent_grad = grads[id(parent)] + parent_grad       # значение использовано дважды: складываем
                 grads[id(parent)] = parent_grad
+        if not retain_graph:
+            for node in order:
+                if node._parents:
+                    node._backward = spent              # граф пройден; замыкания с промежуточными массивами — в сборщик
 
     def _start_grad(self, grad):
         """Градиент, с которого начинается backward: 1 для скаляра или переданный массив формы self."""
@@ -109,7 +130,7 @@ class Tensor(ShapeOps, Reductions, SoftmaxOps):
                     "или передайте градиент той же формы: backward(np.ones(shape))."
                 )
             grad = np.ones_like(self.data)
-        grad = np.asarray(grad, dtype=self.dtype)
+        grad = check_numbers(getattr(grad, "data", grad), "grad", "backward").astype(self.dtype)
         if grad.shape != self.shape:
             raise ValueError(f"градиент должен иметь форму тензора {self.shape}, а пришла форма {grad.shape}")
         if not self.requires_grad:
@@ -127,19 +148,19 @@ class Tensor(ShapeOps, Reductions, SoftmaxOps):
     # ---- арифметика (с broadcasting) ------------------------------------------------
 
     def __add__(self, other):
-        other = as_tensor(other, like=self)
+        other = as_tensor(other, like=self, where="a + b")
         out = self._child(_elementwise(np.add, "+", self, other), other)
         out._backward = lambda g: (g, g)
         return out
 
     def __mul__(self, other):
-        other = as_tensor(other, like=self)
+        other = as_tensor(other, like=self, where="a * b")
         out = self._child(_elementwise(np.multiply, "*", self, other), other)
         out._backward = lambda g: (g * other.data, g * self.data)
         return out
 
     def __truediv__(self, other):
-        other = as_tensor(other, like=self)
+        other = as_tensor(other, like=self, where="a / b")
         out = self._child(_elementwise(np.divide, "/", self, other), other)
         out._backward = lambda g: (g / other.data, -g * self.data / other.data**2)
         return out
@@ -150,19 +171,19 @@ class Tensor(ShapeOps, Reductions, SoftmaxOps):
         return out
 
     def __sub__(self, other):
-        return self + (-as_tensor(other, like=self))
+        return self + (-as_tensor(other, like=self, where="a - b"))
 
     def __radd__(self, other):
         return self + other
 
     def __rsub__(self, other):
-        return as_tensor(other, like=self) - self
+        return as_tensor(other, like=self, where="a - b") - self
 
     def __rmul__(self, other):
         return self * other
 
     def __rtruediv__(self, other):
-        return as_tensor(other, like=self) / self
+        return as_tensor(other, like=self, where="a / b") / self
 
     def __pow__(self, p):
         if isinstance(p, bool) or not isinstance(p, numbers.Real):
@@ -172,7 +193,7 @@ class Tensor(ShapeOps, Reductions, SoftmaxOps):
         return out
 
     def __matmul__(self, other):
-        other = as_tensor(other, like=self)
+        other = as_tensor(other, like=self, where="A @ B")
         try:
             product = self.data @ other.data
         except ValueError:
@@ -189,7 +210,7 @@ class Tensor(ShapeOps, Reductions, SoftmaxOps):
         return out
 
     def __rmatmul__(self, other):
-        return as_tensor(other, like=self) @ self
+        return as_tensor(other, like=self, where="A @ B") @ self
 
     # ---- поэлементные функции -----------------------------------------------------
 
@@ -216,11 +237,15 @@ class Tensor(ShapeOps, Reductions, SoftmaxOps):
 
 def concatenate(tensors, axis=0):
     """Склеивает тензоры вдоль оси `axis`; градиент режется обратно на куски."""
-    tensors = [as_tensor(t) for t in tensors]
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"concatenate: tensors — список тензоров [a, b, …], а пришло {type(tensors).__name__}")
+    tensors = [as_tensor(t, where="concatenate") for t in tensors]
     if not tensors:
         raise ValueError("concatenate: нужен хотя бы один тензор, а пришёл пустой список")
     first = tensors[0]
-    axis = check_axis(axis, first.ndim, "concatenate", first.shape) if first.ndim else axis
+    if any(t.ndim == 0 for t in tensors):
+        raise ValueError(f"concatenate: склеивать можно тензоры хотя бы с одной осью, а пришли формы {[t.shape for t in tensors]}")
+    axis = check_axis(axis, first.ndim, "concatenate", first.shape)
     if len({(t.ndim, t.shape[:axis] + t.shape[axis + 1:]) for t in tensors}) > 1:
         raise ValueError(f"concatenate по оси {axis}: все оси, кроме неё, должны совпадать, "
                          f"а пришли формы {[t.shape for t in tensors]}")
@@ -232,10 +257,8 @@ def concatenate(tensors, axis=0):
 
 def tensor(data, requires_grad=False):
     """Создаёт Tensor из списка, массива NumPy или числа (урок 00)."""
-    data = data.data if isinstance(data, Tensor) else np.array(data)
-    if data.dtype.kind not in "biuf":
-        raise TypeError(f"tensor: нужны числа (или True/False), а пришёл dtype {data.dtype}: {data!r}"[:200])
-    if requires_grad and not np.issubdtype(data.dtype, np.floating):
+    data = data.data if isinstance(data, Tensor) else np.array(check_numbers(data, "data", "tensor"))
+    if check_bool(requires_grad, "requires_grad", "tensor") and not np.issubdtype(data.dtype, np.floating):
         raise TypeError(
             f"градиент бывает только у дробных чисел, а пришёл dtype {data.dtype}. "
             "Передайте float: tensor(np.asarray(x, dtype=float), requires_grad=True)"
@@ -251,13 +274,17 @@ def _elementwise(op, symbol, a, b):
         raise broadcast_error(symbol, a.shape, b.shape) from None
 
 
-def as_tensor(x, like=None):
-    """Tensor как есть; число или массив — в Tensor (числа — в тип `like`, чтобы не было float64 из float32)."""
+def as_tensor(x, like=None, name="x", where="as_tensor"):
+    """Tensor как есть; число или массив — в Tensor (числа — в тип `like`, чтобы не было float64 из float32).
+
+    None, строка, рваный список или комплексные числа — ошибка по-русски от имени `where` («a + b», «softmax»).
+    """
     if isinstance(x, Tensor):
         return x
-    if like is not None and np.isscalar(x) and np.issubdtype(like.dtype, np.floating):
-        return Tensor(np.asarray(x, dtype=like.dtype))
-    return Tensor(np.asarray(x))
+    data = check_numbers(x, "b" if like is not None else name, where)
+    if like is not None and data.ndim == 0 and not isinstance(x, (bool, np.bool_)) and np.issubdtype(like.dtype, np.floating):
+        return Tensor(data.astype(like.dtype))
+    return Tensor(data)
 
 
 def _vector_matmul_grads(a, b, g):
@@ -267,28 +294,3 @@ def _vector_matmul_grads(a, b, g):
     if a.ndim == 1:                                                    # (n,) @ (..., n, m) -> (..., m)
         return (b @ g[..., None])[..., 0], a[:, None] * g[..., None, :]
     return g[..., None] * b, (np.swapaxes(a, -1, -2) @ g[..., None])[..., 0]   # (..., n, m) @ (m,)
-
-
-def _unbroadcast(grad, shape):
-    """Сворачивает градиент до формы входа: суммирует по осям, добавленным broadcasting'ом."""
-    if grad.shape == shape:
-        return grad
-    grad = grad.sum(axis=tuple(range(grad.ndim - len(shape)))) if grad.ndim > len(shape) else grad
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    return grad.sum(axis=stretched, keepdims=True) if stretched else grad
-
-
-def _topological_order(root):
-    """Узлы графа так, что каждый идёт после всех своих входов (без рекурсии)."""
-    order, seen, stack = [], set(), [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        stack.extend((p, False) for p in node._parents if p.requires_grad and id(p) not in seen)
-    return order

@@ -20,6 +20,8 @@
 import contextlib
 import threading
 
+from course_lib._checks import check_bool
+
 from course_lib.engine_room.attention import fused_attention
 from course_lib.engine_room.cube import fast_cube
 from course_lib.engine_room.linear import fast_linear
@@ -36,7 +38,7 @@ def fast(on=True):
     Выключатель действует только в том потоке, который вошёл в блок: другой поток (например,
     фоновый поток виджета) считает по книге, пока сам не войдёт в свой `with fast():`.
     """
-    previous, _state.on = enabled(), bool(on)
+    previous, _state.on = enabled(), check_bool(on, "on", "nt.fast", meaning=" (включить ли быстрый путь)")
     try:
         yield
     finally:

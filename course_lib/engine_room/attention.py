@@ -15,6 +15,7 @@
 
 import numpy as np
 
+from course_lib._checks import check_memory, check_peak
 from course_lib.engine_room.pool import each_piece
 
 ROWS = 64       # строк запросов в полосе
@@ -33,6 +34,9 @@ def fused_attention(q, k, v, mask, scale):
     scale = np.asarray(scale, dtype=dtype)                   # число того же типа: float32 остаётся float32
     Q, K, V = (_flat(t.data, batch).astype(dtype, copy=False) for t in (q, k, v))   # (B, T, d)
     B, T_q, T_k = Q.shape[0], Q.shape[1], K.shape[1]
+    check_memory(B * T_q * T_k * dtype.itemsize, f"веса внимания (массив {batch + (T_q, T_k)} {dtype})",
+                 "scaled_dot_product_attention (nt.fast)",
+                 "block_attention из урока 08 (course_lib.efficient: память T_q × block_size, весов не хранит) или меньше T")
     blocked = None if mask is None else ~_flat(np.broadcast_to(mask, batch + (T_q, T_k)), batch, keep_one=True)
     bands = _bands(blocked, T_q, T_k)                        # [(строки, c)]: строкам открыты только ключи < c
     cells = max(rows.stop - rows.start for rows, _ in bands) * T_k   # чисел в самой широкой полосе одной матрицы
@@ -43,11 +47,13 @@ def fused_attention(q, k, v, mask, scale):
         for rows, c in bands:
             w = weights[s, rows, :c]                         # (b, ROWS, c) — кусок в кэше
             weights[s, rows, c:] = 0                         # правее c всё закрыто: веса 0
-            np.matmul(Q[s, rows] * scale, K[s, :c].swapaxes(1, 2), out=w)   # оценки q·kᵀ·scale
+            with np.errstate(over="ignore"):                 # переполнение заметит check_peak ниже, по-русски
+                np.matmul(Q[s, rows] * scale, K[s, :c].swapaxes(1, 2), out=w)   # оценки q·kᵀ·scale
             if blocked is not None:
                 closed = blocked[s if len(blocked) > 1 else slice(None), rows, :c]
                 np.copyto(w, -np.inf, where=closed)          # закрытое -> −∞ -> вес 0
             peak = w.max(axis=-1, keepdims=True, initial=-np.inf)
+            check_peak(peak, "softmax")                      # оценки переполнились — та же ошибка, что по книге
             peak[np.isneginf(peak)] = 0                      # строка из одних −∞: вычитаем 0, не −∞
             w -= peak
             np.exp(w, out=w)

@@ -18,6 +18,10 @@ from course_lib.props.training import bank_loss
 
 STEPS = 40            # на задаче «банк» этого хватает, чтобы внимание нашло решающее слово
 ORDER = "zero_grad() -> loss = loss_fn(model) -> loss.backward() -> optimizer.step()"
+FORWARD_IN_LOOP = (f"за steps = {STEPS} шагов loss_fn вызвана {{count}} раз: прямой проход — "
+                   "внутри цикла, ровно один на шаг (после шага параметры другие, и loss надо считать заново)")
+STEP_BEFORE_BACKWARD = ("optimizer.step() вызван раньше loss.backward(): градиентов этого шага ещё нет, и шаг делается "
+                        f"по пустым (или прошлым) градиентам. Порядок такой: {ORDER}")
 
 
 class _Loss(Tensor):
@@ -81,6 +85,9 @@ def check_training_loop(candidate):
     try:
         out = call(candidate, model, spy.optimizer, spy.loss_fn, STEPS, raw=True)
     except Crashed as crash:
+        if str(crash.error).startswith("backward():"):     # библиотека отказала: граф прошлого шага или веса уже сдвинуты
+            raise Wrong(STEP_BEFORE_BACKWARD if spy.steps_before_backward else FORWARD_IN_LOOP.format(
+                count=spy.events.count("forward"))) from None
         torch = re.search(r"(backward|zero_grad|step)\(\) got an unexpected keyword argument '(\w+)'", str(crash.error))
         if torch:
             raise crash.retold(f"у {torch[1]}() в course_lib нет аргумента {torch[2]} — он из PyTorch. Здесь "
@@ -91,15 +98,13 @@ def check_training_loop(candidate):
     if count("forward") == 0:
         raise Wrong("loss_fn ни разу не вызвана: на каждом шаге нужен прямой проход `loss = loss_fn(model)`")
     if count("forward") != STEPS:
-        raise Wrong(f"за steps = {STEPS} шагов loss_fn вызвана {count('forward')} раз: прямой проход — "
-                    f"внутри цикла, ровно один на шаг (после шага параметры другие, и loss надо считать заново)")
+        raise Wrong(FORWARD_IN_LOOP.format(count=count("forward")))
     if count("backward") == 0:
         raise Wrong("loss.backward() ни разу не вызван: без него у параметров нет градиентов, и шагать некуда")
     if count("step") == 0:
         raise Wrong("optimizer.step() ни разу не вызван: градиенты посчитаны, но параметры так и не сдвинулись")
     if spy.steps_before_backward:
-        raise Wrong(f"optimizer.step() вызван раньше loss.backward(): градиентов этого шага ещё нет, и шаг делается "
-                    f"по пустым (или прошлым) градиентам. Порядок такой: {ORDER}")
+        raise Wrong(STEP_BEFORE_BACKWARD)
     if spy.steps_without_grad:
         raise Wrong(f"optimizer.step() вызван, когда градиентов уже нет: zero_grad() стоит между backward() и step()? "
                     f"Порядок такой: {ORDER}")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_float, check_int, divisors
+from course_lib._checks import check_bool, check_float, check_int, check_real, divisors
 from course_lib.functional import scaled_dot_product_attention
 from course_lib.nn.kv_cache import KVCache
 from course_lib.nn.layers import Linear
@@ -30,6 +30,7 @@ class MultiHeadAttention(Module):
                 f"d_model={d_model} не делится на num_heads={num_heads}: каждой голове нужно "
                 f"d_model // num_heads измерений. Возьмите, например, num_heads из {divisors(d_model)[:8]}"
             )
+        causal = check_bool(causal, "causal", "MultiHeadAttention", meaning=" (закрыть ли ключи правее запроса)")
         self.d_model, self.num_heads, self.causal = d_model, num_heads, causal
         self.d_head = d_model // num_heads
         self.W_q = Linear(d_model, d_model)
@@ -74,7 +75,7 @@ class MultiHeadAttention(Module):
         """
         x = self._check_input(x)
         scale = self.scale if scale is None else scale
-        scale = 1 / np.sqrt(self.d_head) if scale is None else scale
+        scale = 1 / np.sqrt(self.d_head) if scale is None else check_real(scale, "scale", "MultiHeadAttention.scores")
         q = self._split(self.W_q(x))                 # (N, T, D) -> (N, h, T, d_head)
         k = self._split(self.W_k(x))                 # (N, T, D) -> (N, h, T, d_head)
         return (q * scale) @ k.swapaxes(-1, -2)      # (N, h, T, T)
@@ -97,7 +98,7 @@ class MultiHeadAttention(Module):
         return x.reshape(N, T, h * d_head)                 # (N, T, D)
 
     def _check_input(self, x):
-        x = as_tensor(x)
+        x = as_tensor(x, where="MultiHeadAttention")
         check_float(x.data, "x")
         if x.ndim != 3 or x.shape[-1] != self.d_model:
             hint = " Для одной последовательности добавьте ось батча: x[None]." if x.ndim == 2 else ""

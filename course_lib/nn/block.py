@@ -1,5 +1,6 @@
 """Блок трансформера (pre-norm, как в GPT-2): внимание и feed-forward, каждое — прибавкой к x (урок 09)."""
 
+from course_lib._checks import check_int
 from course_lib.nn.attention import MultiHeadAttention
 from course_lib.nn.feedforward import FeedForward
 from course_lib.nn.module import Module
@@ -16,6 +17,7 @@ class TransformerBlock(Module):
     """
 
     def __init__(self, d_model, num_heads, d_ff=None, causal=True):
+        check_int(d_model, "d_model", "TransformerBlock", meaning=" (длина вектора токена)")   # до 4·d_model
         d_ff = 4 * d_model if d_ff is None else d_ff
         self.ln1 = LayerNorm(d_model)
         self.attention = MultiHeadAttention(d_model, num_heads, causal=causal)

@@ -6,7 +6,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_int
+from course_lib._checks import check_int, check_numbers
 from course_lib.autograd.tensor import Tensor, no_grad
 from course_lib.nn.block import TransformerBlock
 from course_lib.nn.layers import Embedding, Linear
@@ -56,6 +56,10 @@ class GPT(Module):
 
         Позиции новых токенов идут сразу за теми, что уже лежат в кэше (`new_cache`).
         """
+        ids = self.check_ids(ids, limit=None)
+        if not isinstance(caches, list) or len(caches) != self.num_layers:
+            raise TypeError(f"GPT.step: caches — список из {self.num_layers} KV-кэшей от model.new_cache(N), "
+                            f"а пришло {type(caches).__name__}")
         start = caches[0].length
         n = ids.shape[1]
         x = self.tokens(ids) + self.positions(np.arange(start, start + n))   # (N, n, D)
@@ -104,7 +108,7 @@ class GPT(Module):
 
     def check_ids(self, ids, limit):
         """Номера токенов (N, T) целые от 0 до vocab_size − 1, 1 ≤ T ≤ limit (None — без предела)."""
-        ids = np.asarray(ids.data if isinstance(ids, Tensor) else ids)
+        ids = check_numbers(ids.data if isinstance(ids, Tensor) else ids, "ids", "GPT")
         if not np.issubdtype(ids.dtype, np.integer):
             raise TypeError(
                 f"GPT ждёт целые номера токенов, а пришёл dtype {ids.dtype}. "

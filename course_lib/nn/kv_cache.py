@@ -8,6 +8,8 @@
 
 import numpy as np
 
+from course_lib._checks import check_dtype, check_int, check_memory
+
 
 class KVCache:
     """Буферы ключей и значений (N, h, max_len, d_head); заняты первые `length` позиций.
@@ -17,12 +19,22 @@ class KVCache:
     """
 
     def __init__(self, N, num_heads, d_head, max_len, dtype=np.float64):
+        for value, name, meaning in ((N, "N", "сколько последовательностей"), (num_heads, "num_heads", "голов"),
+                                     (d_head, "d_head", "длина вектора головы"), (max_len, "max_len", "сколько токенов вместит")):
+            check_int(value, name, "KVCache", meaning=f" ({meaning})")
+        dtype = check_dtype(dtype, "KVCache")
+        check_memory(2 * N * num_heads * max_len * d_head * dtype.itemsize,
+                     f"ключи и значения (два массива {(N, num_heads, max_len, d_head)} {dtype})", "KVCache",
+                     "меньше max_len (столько токенов и сгенерируете) или меньше N")
         self._keys = np.zeros((N, num_heads, max_len, d_head), dtype=dtype)
         self._values = np.zeros((N, num_heads, max_len, d_head), dtype=dtype)
         self.length = 0
 
     def append(self, k, v):
         """Дописывает k, v (N, h, n, d_head) в конец и возвращает все ключи и значения (N, h, length, d_head)."""
+        if not all(isinstance(t, np.ndarray) and t.ndim == 4 for t in (k, v)):
+            raise TypeError(f"KVCache.append: k и v — массивы NumPy формы (N, h, n, d_head), "
+                            f"а пришли {type(k).__name__} и {type(v).__name__}")
         n = k.shape[-2]
         if k.shape != v.shape or k.shape[:2] + k.shape[3:] != self._keys.shape[:2] + self._keys.shape[3:]:
             raise ValueError(

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from course_lib._checks import check_dtype
 from course_lib.autograd.tensor import Tensor
 
 
@@ -39,6 +40,7 @@ class Module:
 
     def to(self, dtype):
         """Приводит все параметры к типу dtype (например, np.float32 для скорости)."""
+        dtype = check_dtype(dtype, f"{type(self).__name__}.to")
         for p in self.parameters():
             p.data = p.data.astype(dtype)
             p.grad = None

@@ -1,10 +1,8 @@
 """LayerNorm: каждый вектор-токен приводится к среднему 0 и дисперсии 1, потом масштаб и сдвиг (урок 09)."""
 
-import numbers
-
 import numpy as np
 
-from course_lib._checks import check_float, check_int
+from course_lib._checks import check_float, check_int, check_real
 from course_lib.autograd.tensor import as_tensor
 from course_lib.nn.module import Module, parameter
 
@@ -19,27 +17,27 @@ class LayerNorm(Module):
 
     def __init__(self, d_model, eps=1e-5):
         check_int(d_model, "d_model", "LayerNorm", meaning=" (длина вектора токена)")
-        if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not eps > 0:
-            raise ValueError(
-                f"LayerNorm: eps — маленькое положительное число (обычно 1e-5), а пришло {eps!r}. "
-                "Оно не даёт делить на ноль, когда все числа токена равны"
-            )
+        check_real(eps, "eps", "LayerNorm", positive=True,
+                   meaning=" (маленькое, обычно 1e-5: не даёт делить на ноль, когда все числа токена равны)")
         self.d_model, self.eps = d_model, eps
         self.weight = parameter(np.ones(d_model))
         self.bias = parameter(np.zeros(d_model))
 
     def forward(self, x):
-        x = as_tensor(x)
+        x = as_tensor(x, where="LayerNorm")
         check_float(x.data, "x")
         if x.shape[-1:] != (self.d_model,):
             raise ValueError(
                 f"LayerNorm(d_model={self.d_model}): последняя ось входа должна быть {self.d_model}, "
                 f"а пришла форма {x.shape}"
             )
-        mean = x.mean(axis=-1, keepdims=True)                        # (..., D) -> (..., 1)
-        centered = x - mean                                          # (..., D)
+        # Считаем во float64 и возвращаемся в тип входа: у float32 около 1e4 шаг сетки ~1e-3, и среднее,
+        # округлённое до float32, сдвигает токен с разбросом 1e-3 на ту же величину — ошибка в десятки процентов.
+        x64 = x.astype(np.float64)                                   # (..., D)
+        mean = x64.mean(axis=-1, keepdims=True)                      # (..., D) -> (..., 1)
+        centered = x64 - mean                                        # (..., D): сначала вычесть среднее, потом квадраты
         variance = (centered**2).mean(axis=-1, keepdims=True)        # (..., 1): смещённая, делим на D
-        normalized = centered / (variance + self.eps) ** 0.5         # (..., D): среднее 0, дисперсия ≈ 1
+        normalized = (centered / (variance + self.eps) ** 0.5).astype(x.dtype)   # (..., D): среднее 0, дисперсия ≈ 1
         return normalized * self.weight.astype(x.dtype) + self.bias.astype(x.dtype)
 
     def extra_repr(self):

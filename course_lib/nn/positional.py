@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_int
+from course_lib._checks import check_int, check_memory, check_real
 
 
 def sinusoidal_encoding(T, d_model, base=10000.0):
@@ -13,6 +13,8 @@ def sinusoidal_encoding(T, d_model, base=10000.0):
     """
     check_int(T, "T", "sinusoidal_encoding", meaning=" (сколько позиций)")
     check_int(d_model, "d_model", "sinusoidal_encoding", meaning=" (длина вектора позиции)")
+    check_real(base, "base", "sinusoidal_encoding", positive=True, meaning=" (основание частот, обычно 10000)")
+    check_memory(8 * T * d_model, f"кодировки ({T}, {d_model}) float64", "sinusoidal_encoding", "меньше T")
     positions = np.arange(T)[:, None]                             # (T, 1)
     frequencies = base ** (-np.arange(0, d_model, 2) / d_model)   # (ceil(d_model / 2),)
     angles = positions * frequencies                              # (T, ceil(d_model / 2))

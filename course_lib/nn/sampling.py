@@ -1,28 +1,20 @@
 """Выбор следующего токена по логитам: температура и top-k, как в nanoGPT (урок 10)."""
 
-import numbers
-
 import numpy as np
 
-from course_lib._checks import check_int
+from course_lib._checks import check_generator, check_int, check_real
 from course_lib.functional import softmax
 
 
 def check_sampling(temperature, top_k, rng, vocab_size):
     """Проверяет настройки выборки и возвращает их (top_k — int или None)."""
-    if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real) or not temperature > 0:
-        raise ValueError(
-            f"temperature — число > 0, а пришло {temperature!r}. 1.0 — как модель выучила, меньше 1 — "
-            "смелее берём самые вероятные токены, больше 1 — текст случайнее. Для жадного выбора: top_k=1"
-        )
+    temperature = check_real(temperature, "temperature", "генерация", positive=True,
+                             meaning=" (1.0 — как модель выучила, меньше 1 — смелее берём самые вероятные токены, "
+                                     "больше 1 — текст случайнее; для жадного выбора: top_k=1)")
     if top_k is not None:
         top_k = check_int(top_k, "top_k", "генерация", high=vocab_size,
                           meaning=f" (из скольких самых вероятных токенов выбирать; None — из всех {vocab_size})")
-    if rng is not None and not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            f"rng — генератор np.random.default_rng(зерно) или None (генератор курса, nt.manual_seed), "
-            f"а пришёл {type(rng).__name__}"
-        )
+    check_generator(rng, "генерация", allow_none=True)
     return float(temperature), top_k
 
 

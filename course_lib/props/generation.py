@@ -7,7 +7,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_int
+from course_lib._checks import check_int, check_numbers
 from course_lib.nn import Embedding, KVCache, Linear, Module, MultiHeadAttention
 from course_lib.nn.positional import sinusoidal_encoding
 from course_lib.autograd.tensor import no_grad
@@ -101,7 +101,9 @@ def generate_with_cache(model, prompt, steps):
 
 
 def _check_prompt(model, prompt, steps):
-    prompt = np.asarray(prompt)
+    if not isinstance(model, Module) or not hasattr(model, "max_len"):
+        raise TypeError(f"генерация: model — модель с new_cache и step (например, TinyDecoder), а пришло {type(model).__name__}")
+    prompt = check_numbers(prompt, "prompt", "генерация")
     if prompt.ndim != 2 or prompt.shape[1] < 1 or not np.issubdtype(prompt.dtype, np.integer):
         raise ValueError(
             f"prompt: ожидались целые номера токенов формы (N, T0) с T0 ≥ 1, а пришло {prompt.dtype} формы "

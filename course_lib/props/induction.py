@@ -10,7 +10,7 @@ import copy
 
 import numpy as np
 
-from course_lib._checks import check_int
+from course_lib._checks import check_generator, check_int
 from course_lib.functional import cross_entropy
 from course_lib.autograd.tensor import no_grad
 from course_lib.nn import Embedding, Linear, Module, MultiHeadAttention
@@ -27,7 +27,9 @@ def repeated_blocks(N, length, rng, vocab=VOCAB):
 
     Токены блока — случайные из 0…vocab−1, с повторениями. rng — np.random.Generator.
     """
+    check_int(N, "N", "repeated_blocks", meaning=" (сколько последовательностей)")
     check_int(length, "length", "repeated_blocks", meaning=" (длина блока)")
+    check_generator(rng, "repeated_blocks")
     block = rng.integers(0, vocab, size=(N, length))                  # (N, L)
     bos = np.full((N, 1), BOS)
     return np.concatenate([bos, block, block], axis=1)                # (N, 1 + 2L)
@@ -142,7 +144,9 @@ def copy_accuracy(model, N, length, seed):
     Токены в блоке разные: если токен встречается в блоке дважды, правило «возьми тот, что шёл
     за ним в прошлый раз» неоднозначно.
     """
-    rng = np.random.default_rng(seed)
+    check_int(N, "N", "copy_accuracy", meaning=" (сколько последовательностей)")
+    check_int(length, "length", "copy_accuracy", high=VOCAB, meaning=" (длина блока из разных токенов)")
+    rng = np.random.default_rng(check_int(seed, "seed", "copy_accuracy", low=0, meaning=" (зерно)"))
     block = np.argsort(rng.random((N, VOCAB)), axis=1)[:, :length]          # (N, L): без повторов
     prompt = np.concatenate([np.full((N, 1), BOS), block, block[:, :1]], axis=1)   # (N, L + 2)
     out, _ = generate_with_cache(model, prompt, steps=length - 1)
@@ -155,9 +159,22 @@ def ablate(model, heads):
     Выключить голову — обнулить её строки в W_o: её context больше ничего не добавляет
     в residual-поток. Сама модель не меняется.
     """
+    heads = _check_heads(model, heads)
     ablated = copy.deepcopy(model)
     for layer, head in heads:
         attention = ablated.blocks[layer].attention
         rows = slice(head * attention.d_head, (head + 1) * attention.d_head)
         attention.W_o.weight.data[rows] = 0.0                         # (D, D): строки head·d_head … — вклад головы
     return ablated
+
+
+def _check_heads(model, heads):
+    """heads — список пар (слой, голова) этой модели; иначе ошибка по-русски с тем, что есть."""
+    layers, h = len(model.blocks), model.blocks[0].attention.num_heads
+    wanted = f"список пар (слой, голова), слой от 0 до {layers - 1}, голова от 0 до {h - 1}, например [(1, 0)]"
+    if not isinstance(heads, (list, tuple)) or not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in heads):
+        raise TypeError(f"ablate: heads — {wanted}, а пришло {heads!r}")
+    for layer, head in heads:
+        check_int(layer, "слой", "ablate", low=0, high=layers - 1, meaning=f" ({wanted})")
+        check_int(head, "голова", "ablate", low=0, high=h - 1, meaning=f" ({wanted})")
+    return heads

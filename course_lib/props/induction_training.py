@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from course_lib._checks import check_int, check_numbers
+
 from course_lib.autograd.tensor import no_grad
 from course_lib.functional import cross_entropy
 from course_lib.props.induction import LENGTHS, VOCAB, copy_losses, random_batch, repeated_blocks
@@ -61,7 +63,10 @@ def train_induction(model, steps, seed, lr=1e-2, batch=32, lengths=LENGTHS, prob
 
 def smooth(values, window=25):
     """Скользящее среднее по window шагам (в начале — по тем, что уже есть): (steps,) -> (steps,)."""
-    values = np.asarray(values, dtype=float)
+    values = check_numbers(values, "values", "smooth").astype(float)
+    check_int(window, "window", "smooth", meaning=" (по скольким шагам усреднять)")
+    if values.ndim != 1:
+        raise ValueError(f"smooth: values — ряд чисел по шагам (steps,), а пришла форма {values.shape}")
     sums = np.cumsum(np.concatenate([[0.0], values]))
     start = np.maximum(np.arange(1, len(values) + 1) - window, 0)
     return (sums[1:] - sums[start]) / (np.arange(1, len(values) + 1) - start)
@@ -78,6 +83,7 @@ def previous_token_scores(weights):
 
     Средний weights[t, t − 1] по запросам t = 1…T−1.
     """
+    weights = _check_weights(weights, "previous_token_scores")
     t = np.arange(1, weights.shape[-1])
     return weights[..., t, t - 1].mean(axis=-1)
 
@@ -88,6 +94,7 @@ def prefix_matching_scores(weights):
     Запрос q во второй копии (q = L+1…2L) держит тот же токен, что позиция q − L в первой;
     «после прошлого раза» — позиция q − L + 1. Средний weights[q, q − L + 1] по этим q.
     """
+    weights = _check_weights(weights, "prefix_matching_scores")
     L = (weights.shape[-1] - 1) // 2
     q = np.arange(L + 1, 2 * L + 1)
     return weights[..., q, q - L + 1].mean(axis=-1)
@@ -129,3 +136,11 @@ def evaluate(model, per_length=32, lengths=LENGTHS, seed=EVAL_SEED):
             prefix.append(prefix_matching_scores(weights).mean(axis=0))
     return InductionReport(float(np.mean(firsts)), float(np.mean(seconds)),
                            np.mean(previous, axis=0), np.mean(prefix, axis=0))
+
+
+def _check_weights(weights, where):
+    """Веса внимания (..., T, T): хотя бы две оси, квадратные, дробные."""
+    weights = check_numbers(getattr(weights, "data", weights), "weights", where)
+    if weights.ndim < 2 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(f"{where}: weights — веса внимания формы (..., T, T), а пришла форма {weights.shape}")
+    return weights

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_lib._checks import check_int
+from course_lib._checks import check_callable, check_int
 from course_lib.engine_room import fast as fast_switch
 from course_lib.functional import cross_entropy
 from course_lib.optim import Adam
@@ -31,6 +31,7 @@ def train(model, loss_fn, steps, lr=0.01, probe=None, snapshot_every=10, fast=Tr
     урок 08); fast=False — по книге (так benchmarks/training.py меряет оба пути).
     """
     check_int(steps, "steps", "train", meaning=" (сколько шагов сделать)")
+    check_callable(loss_fn, "loss_fn", "train", "функция loss_fn(model) -> скалярный Tensor loss")
     check_int(snapshot_every, "snapshot_every", "train", meaning=" (через сколько шагов снимать веса)")
     optimizer = Adam(model.parameters(), lr=lr)
     losses, snapshot_steps, snapshots = [], [], []

@@ -124,7 +124,6 @@ CASES = [
     (check_training_loop, lambda model, optimizer, loss_fn, steps: None, "return", "no-return"),
     (check_training_loop, lambda model, optimizer, loss_fn, steps: 1 / 0, "ZeroDivisionError", "crash"),
     (check_training_loop, lambda model, optimizer, loss_fn, steps: [], "ни разу не вызвана", "nothing"),
-    (check_training_loop, torch_habits(backward={"retain_graph": True}), "без аргументов", "retain-graph"),
     (check_training_loop, torch_habits(zero_grad={"set_to_none": True}), "без аргументов", "set-to-none"),
     (check_training_loop, torch_habits(record=lambda loss: loss.item), "без скобок", "item-without-call"),
     (check_training_loop, torch_habits(record=lambda loss: str(loss.item())), "не только числа", "strings"),
@@ -136,6 +135,7 @@ CASES = [
     (check_training_loop, model_zero_grad_loop, None, "model-zero-grad-at-end"),
     (check_training_loop, comprehension_loop, None, "comprehension-float-array"),
     (check_training_loop, torch_habits(record=float), None, "float-of-loss"),       # float(loss), как в PyTorch
+    (check_training_loop, torch_habits(backward={"retain_graph": True}), None, "retain-graph"),   # есть и в course_lib
     (check_training_loop, grads_set_to_none_loop, None, "grads-set-to-none-tuple"),
     (check_training_loop, torch_habits(record=lambda loss: loss.data), None, "zero-dim-arrays"),
 
