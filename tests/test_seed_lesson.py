@@ -86,7 +86,9 @@ def test_self_attention_cell(capsys):
     assert np.allclose(ns["weights"].sum(axis=1), 1.0), "строки весов самовнимания должны давать в сумме 1"
 
     assert isinstance(fig, matplotlib.figure.Figure), f"vis.heatmap должна вернуть Figure, а вернула {type(fig).__name__}"
-    image_ax, colorbar_ax = fig.axes                       # карта и шкала цвета
+    (image_ax,) = fig.axes                                 # карта; шкала цвета — вставка у её края
+    (colorbar_ax,) = image_ax.child_axes
+    assert colorbar_ax.get_ylabel() == "вес", "у шкалы цвета должна быть подпись «вес»"
     assert image_ax.get_title() == "Веса самовнимания (случайные матрицы)"
     assert image_ax.get_xlabel() and image_ax.get_ylabel(), "у осей тепловой карты должны быть подписи"
     assert [t.get_text() for t in image_ax.get_xticklabels()] == ns["tokens"], "по оси x — токены-ключи"
