@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-from-pyproject
 
-.PHONY: lab fresh test notebooks setup clean
+.PHONY: lab fresh test notebooks setup clean site
 
 # Тетрадки ученика: копия уроков в work/ (в .gitignore) — lessons/ остаётся таким, как в git.
 WORK ?= work
@@ -56,6 +56,10 @@ test: $(STAMP)
 # Пересобрать и исполнить все уроки из их .py (исполняется в чистом ядре сверху вниз).
 notebooks: $(STAMP)
 	$(BIN)/python tools/build_notebooks.py $(LESSONS)
+
+# Статический сайт курса в site/ (без интернета, с живыми ползунками): см. раздел README «Курс как сайт».
+site: $(STAMP)
+	$(BIN)/python tools/build_site.py
 
 clean:
 	rm -rf $(VENV) .venv-lowest test-artifacts .hypothesis
