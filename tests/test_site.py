@@ -190,14 +190,16 @@ def _state(page, ident):
     return page.evaluate("""(id) => {
         const s = document.getElementById(id);
         const img = s.querySelector('img.frame');
-        return {frame: +s.dataset.frame, src: img.getAttribute('src'), caption: s.querySelector('.caption').innerHTML,
+        return {frame: +s.dataset.frame, src: img.getAttribute('src'), caption: s.querySelector('.caption').textContent,
                 message: s.querySelector('.message').textContent,
                 description: s.querySelector('.description').textContent, alt: img.alt};
     }""", ident)
 
 
 def _normal(markup):
-    return re.sub(r"\s+", " ", markup).strip()
+    """Текст подписи без разметки и пробелов: браузер переписывает HTML по-своему (<tbody>, кавычки)."""
+    import html
+    return re.sub(r"\s+", "", html.unescape(re.sub(r"<[^>]+>", "", markup)))
 
 
 @pytest.mark.parametrize("name", _page_names())
@@ -280,8 +282,11 @@ def test_frame_pixels_are_what_the_view_and_painter_draw(browser, site, lesson_w
                 at_top = spec["kind"] in ("range", "log") and abs(value - spec["max"]) < 1e-9
                 _press(page, f"#{ident}-{control}", spec["kind"], at_top)
                 frame = data["frames"][_state(page, ident)["frame"]]
-                page.locator(f"#{ident} img.frame").evaluate("img => img.decode()")
-                shot = np.asarray(Image.open(io.BytesIO(page.locator(f"#{ident} img.frame").screenshot())).convert("RGB")).astype(int)
+                size = page.locator(f"#{ident} img.frame").evaluate(
+                    "img => img.decode().then(() => [img.naturalHeight, img.naturalWidth])")
+                src = page.locator(f"#{ident} img.frame").get_attribute("src")
+                shot = np.asarray(Image.open(site / src).convert("RGB")).astype(int)   # файл, который показывает браузер
+                assert list(shot.shape[:2]) == size
                 drawn = _render(explorer, start, data["names"], frame["v"])
                 assert shot.shape == drawn.shape, f"{ident}: размер кадра"
                 assert np.abs(shot - drawn).mean() < 1.0, f"{ident}/{control}: кадр не тот, что рисует вид"
@@ -292,3 +297,42 @@ def test_frame_pixels_are_what_the_view_and_painter_draw(browser, site, lesson_w
     finally:
         page.close()
     assert checked > 0
+
+
+# ---------------------------------------------------------------- цветовые карты для дальтоников
+
+# Machado, Oliveira, Fernandes (2009), полная степень, в линейном RGB.
+COLOUR_BLINDNESS = {
+    "протанопия": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
+    "дейтеранопия": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]],
+    "тританопия": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]],
+}
+
+
+def _lab(rgb, matrix):
+    """sRGB (…, 3) -> CIELAB того, что видит читатель с этим зрением."""
+    rgb = np.asarray(rgb, dtype=float)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    linear = np.clip(linear @ np.asarray(matrix).T, 0, 1)
+    xyz = linear @ np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]).T
+    xyz = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
+    return np.stack([116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], -1)
+
+
+@pytest.mark.parametrize("vision", ["обычное"] + list(COLOUR_BLINDNESS))
+def test_course_colour_maps_stay_readable_for_colour_blind_readers(vision):
+    """Веса (WEIGHTS_CMAP): светлота растёт с весом при любом зрении — больше значит светлее.
+    Знак (SIGNED_CMAP): два конца различимы, середина светлее концов. Серый маски не сливается с весами."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_rgb
+
+    from course_lib import vis
+    matrix = np.eye(3) if vision == "обычное" else COLOUR_BLINDNESS[vision]
+    weights = _lab(colormaps[vis.WEIGHTS_CMAP](np.linspace(0, 1, 64))[:, :3], matrix)
+    assert np.all(np.diff(weights[:, 0]) > 0), f"{vis.WEIGHTS_CMAP}: светлота не растёт с весом ({vision})"
+    signed = _lab(colormaps[vis.SIGNED_CMAP](np.linspace(0, 1, 65))[:, :3], matrix)
+    assert np.linalg.norm(signed[0] - signed[-1]) > 30, f"{vis.SIGNED_CMAP}: концы сливаются ({vision})"
+    assert signed[32, 0] > max(signed[0, 0], signed[-1, 0]) + 40
+    hidden = _lab(np.array([to_rgb(vis.HIDDEN_COLOR)]), matrix)
+    assert np.linalg.norm(weights - hidden, axis=1).min() > 10, f"серый маски похож на цвет веса ({vision})"

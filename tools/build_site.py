@@ -143,7 +143,11 @@ def _kind(control):
 
 
 def _interactive(control):
-    return _kind(control) != "fixed" and not control.disabled
+    """Ползунок, который ученик может сдвинуть: не текст, не заблокирован и не из одного положения."""
+    kind = _kind(control)
+    if kind == "fixed" or control.disabled:
+        return False
+    return kind not in ("range", "log") or control.max > control.min
 
 
 def _position(control):
@@ -201,7 +205,7 @@ def _stride(control):
 def _spec(name, control):
     kind = _kind(control)
     spec = {"name": name, "kind": kind, "label": control.description or name,
-            "disabled": bool(getattr(control, "disabled", False)) or kind == "fixed"}
+            "disabled": not _interactive(control)}
     if kind in ("range", "log"):
         spec.update(min=control.min, max=control.max, step=control.step, start=_position(control),
                     format=getattr(control, "readout_format", "d"))
