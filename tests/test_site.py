@@ -125,6 +125,16 @@ def test_every_lesson_has_a_page_and_every_local_link_resolves(site):
     assert all(f'href="{name}.html"' in index for name in lessons)
 
 
+def test_every_widget_of_every_notebook_became_a_player(site):
+    """Вывод-виджет в тетрадке (его repr) -> проигрыватель на странице, ни один не остался картинкой."""
+    for path in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb")):
+        lesson = build_site.Lesson(path)
+        widgets = sum(bool(build_site.WIDGET_REPR.match("".join(o.get("data", {}).get("text/plain", ""))))
+                      for cell in lesson.notebook["cells"] for o in cell.get("outputs", []))
+        page = (site / f"{path.stem}.html").read_text(encoding="utf-8")
+        assert page.count('<section class="player"') == widgets, path.name
+
+
 def test_site_is_small_enough_to_publish(site):
     total = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
     assert total < 50 * 2**20, f"сайт {total / 2**20:.1f} МБ"

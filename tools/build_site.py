@@ -58,6 +58,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 FULL_GRID = 160          # кадров: до стольких сочетаний рисуем все, иначе — по одному ползунку
 MAX_POSITIONS = 50       # положений на ползунок: у длинного (d_k до 512) — каждый k-й шаг
 WIDGET_REPR = re.compile(r"^(\w+)\(children=\(HBox\(children=\(")
+OTHER_WIDGET = re.compile(r"^([A-Z]\w*)\((children|value|layout|description|max|min)=")   # полоса прогресса и т. п.
 LIVE = "`make lab`"
 STATIC_NOTE = ("Это статическая версия курса: код здесь нельзя изменить и запустить, упражнения не проверяются, "
                "ползунки показывают заранее нарисованные кадры. Живой курс — в Jupyter: скачайте репозиторий "
@@ -492,6 +493,9 @@ def render_lesson(lesson, recorder, out, lessons, report):
                     parts.append(f'<div class="output html">{"".join(data["text/html"])}</div>')
                 elif "text/markdown" in data:
                     parts.append(f'<div class="output md">{_markdown("".join(data["text/markdown"]))}</div>')
+                elif OTHER_WIDGET.match(text):
+                    parts.append(f'<p class="static-note">Здесь в Jupyter — живой виджет ({html.escape(OTHER_WIDGET.match(text).group(1))}, '
+                                 f'например полоса прогресса обучения); в статической версии его нет.</p>')
                 elif text:
                     parts.append(f'<pre class="output">{html.escape(_strip_ansi(text))}</pre>')
     numbers = [l.stem for l in lessons]
@@ -538,7 +542,7 @@ def render_index(lessons, out):
             '<h2>Справочники</h2><ul><li><a href="glossary.html">Глоссарий: русский ↔ английский</a></li>'
             '<li><a href="shapes.html">Шпаргалка по формам массивов и формулам</a></li></ul>')
     return page("Оглавление", body, ['<a href="glossary.html">Глоссарий</a>', '<a href="shapes.html">Шпаргалка по формам</a>'],
-                math=False, player=False)
+                player=False)
 
 
 def _summary(lesson):
@@ -549,8 +553,13 @@ def _summary(lesson):
         for block in cell["source"].split("\n\n"):
             block = block.strip()
             if block and not block.startswith(("#", "|", ">", "-", "*", "!", "<")):
-                text = re.sub(r"[*_`]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", " ".join(block.split()))
-                return text if len(text) <= 200 else text[:197].rsplit(" ", 1)[0] + "…"
+                text = re.sub(r"\*\*|`|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", " ".join(block.split()))
+                if len(text) > 200:
+                    text = text[:197].rsplit(" ", 1)[0]
+                    if text.count("$") % 2:                       # формулу не обрываем посередине
+                        text = text[:text.rindex("$")].rstrip()
+                    text += "…"
+                return text
     return ""
 
 
