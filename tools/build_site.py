@@ -56,10 +56,10 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))      # tools/si
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 FULL_GRID = 160          # кадров: до стольких сочетаний рисуем все, иначе — по одному ползунку
-MAX_POSITIONS = 50       # положений на ползунок: у длинного (d_k до 512) — каждый k-й шаг
+MAX_POSITIONS = 64       # положений на ползунок: у длинного (d_k до 512, зерно до 99) — каждый k-й шаг
 WIDGET_REPR = re.compile(r"^(\w+)\(children=\(HBox\(children=\(")
 OTHER_WIDGET = re.compile(r"^([A-Z]\w*)\((children|value|layout|description|max|min)=")   # полоса прогресса и т. п.
-LIVE = "`make lab`"
+LIVE = "<code>make lab</code>"
 STATIC_NOTE = ("Это статическая версия курса: код здесь нельзя изменить и запустить, упражнения не проверяются, "
                "ползунки показывают заранее нарисованные кадры. Живой курс — в Jupyter: скачайте репозиторий "
                "и выполните <code>make lab</code>.")
@@ -342,7 +342,7 @@ class Player:
                             f'<input type="text" id="{cid}" readonly value="{html.escape(spec["value"])}" '
                             f'aria-describedby="{self.ident}-fixed"></div>')
         fixed = (f'<p class="fixed-note" id="{self.ident}-fixed">Текст здесь не меняется: в статической версии виджет '
-                 f'показывает кадры только для этого текста; свой текст — в живом курсе ({html.escape(LIVE)}).</p>'
+                 f'показывает кадры только для этого текста; свой текст — в живом курсе ({LIVE}).</p>'
                  if any(s["kind"] == "fixed" for s in specs) else "")
         payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
         return (f'<section class="player" id="{self.ident}" aria-label="виджет: статический проигрыватель">'
@@ -440,7 +440,7 @@ def render_lesson(lesson, recorder, out, lessons, report):
             exercise_note = True
         if re.search(r"\bcheck_\w+\(", source):
             parts.append('<p class="static-note">Упражнение: здесь его не проверить — код не исполняется. '
-                         f'Решайте в живом курсе ({html.escape(LIVE)}).</p>')
+                         f'Решайте в живом курсе ({LIVE}).</p>')
         figures = list(recorder.figures.get(index, []))
         shown = list(recorder.widgets.get(index, []))
         images = [o for o in cell.get("outputs", []) if "image/png" in o.get("data", {})
