@@ -33,11 +33,11 @@
 """
 
 import argparse
+import base64
 import contextlib
 import hashlib
 import html
 import io
-import itertools
 import json
 import math
 import os
@@ -307,7 +307,7 @@ class Player:
         self.frames[key] = {"v": list(key), "r": ranges, "f": self.files[digest], "c": caption,
                             "m": view.message, "d": description, "w": int(frame.shape[1]), "h": int(frame.shape[0])}
 
-    def html(self, fallback_png):
+    def html(self):
         specs = [_spec(n, c) for n, c in self.controls.items()]
         data = {"names": self.names, "controls": specs, "frames": list(self.frames.values()),
                 "start": [_position(self.controls[n]) for n in self.names]}
@@ -427,7 +427,6 @@ class Lesson:
 def render_lesson(lesson, recorder, out, lessons, report):
     parts, figure_count = [], 0
     widget_number = 0
-    exercise_note = False
     for index, cell in enumerate(lesson.notebook["cells"]):
         if cell["cell_type"] == "markdown":
             parts.append(f'<div class="md">{_markdown(cell["source"])}</div>')
@@ -436,8 +435,6 @@ def render_lesson(lesson, recorder, out, lessons, report):
             continue
         source = cell["source"]
         parts.append(f'<div class="code" aria-label="код ячейки">{_highlight(source)}</div>')
-        if re.search(r"\bcheck_\w+\(", source) and not exercise_note:
-            exercise_note = True
         if re.search(r"\bcheck_\w+\(", source):
             parts.append('<p class="static-note">Упражнение: здесь его не проверить — код не исполняется. '
                          f'Решайте в живом курсе ({LIVE}).</p>')
@@ -473,12 +470,11 @@ def render_lesson(lesson, recorder, out, lessons, report):
                                               "bytes": player.bytes, "full": player.full,
                                               "seconds": time.perf_counter() - started,
                                               "controls": player.names})
-                    parts.append(player.html(data.get("image/png")))
+                    parts.append(player.html())
                     continue
                 if "image/png" in data:
                     figure_count += 1
                     name = f"figures/{lesson.stem}-{figure_count}.png"
-                    import base64
                     raw = base64.b64decode("".join(data["image/png"]))
                     (out / name).parent.mkdir(parents=True, exist_ok=True)
                     (out / name).write_bytes(raw)
@@ -506,13 +502,13 @@ def render_lesson(lesson, recorder, out, lessons, report):
     if at + 1 < len(lessons):
         nav.append(f'<a href="{lessons[at + 1].stem}.html" rel="next">{html.escape(lessons[at + 1].title)} →</a>')
     body = f'<div class="static-banner" role="note">{STATIC_NOTE}</div>' + "".join(parts)
-    return page(lesson.title, body, nav, math=True)
+    return page(lesson.title, body, nav)
 
 
-def page(title, body, nav, math=True, player=True):
+def page(title, body, nav, formulas=True, player=True):
     navigation = f'<nav aria-label="навигация">{" · ".join(nav)}</nav>'
     scripts = ""
-    if math:
+    if formulas:
         # Веб-шрифты MathJax (woff) Chromium с file:// не грузит (CORS): там формулы набираются
         # шрифтами системы (Unicode), на сервере — шрифтами STIX-Web из site/mathjax/fonts/.
         scripts += ('<script type="text/x-mathjax-config">var web=location.protocol!=="file:";MathJax.Hub.Config({'
