@@ -15,7 +15,7 @@ BIN    := $(VENV)/bin
 LAB_STAMP  := $(VENV)/.installed-lab
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: lab fresh test notebooks setup setup-test clean
+.PHONY: lab fresh test notebooks setup setup-test site clean
 
 # Тетрадки ученика: копия уроков в work/ (в .gitignore) — lessons/ остаётся таким, как в git.
 WORK ?= work
@@ -73,6 +73,10 @@ test: $(TEST_STAMP)
 # Пересобрать и исполнить все уроки из их .py (исполняется в чистом ядре сверху вниз).
 notebooks: $(TEST_STAMP)
 	$(BIN)/python tools/build_notebooks.py $(LESSONS)
+
+# Статический сайт курса в site/ (без интернета, с живыми ползунками): см. раздел README «Курс как сайт».
+site: $(TEST_STAMP)
+	$(BIN)/python tools/build_site.py
 
 clean:
 	rm -rf $(VENV) .venv-lowest test-artifacts .hypothesis

@@ -1,0 +1,114 @@
+// Статический проигрыватель виджета курса (tools/build_site.py): ползунки выбирают заранее нарисованный кадр.
+// Данные — в <script type="application/json" class="player-data">: ползунки, кадры (положения всех
+// ползунков, их пределы, файл, подпись, сообщение, описание). Сдвиг ползунка ищет кадр с этим значением,
+// ближайший к остальным положениям, и ставит все ползунки так, как в нём.
+(function () {
+  "use strict";
+
+  function format(spec, position) {
+    if (spec.kind === "log") {
+      var value = Math.pow(10, position);
+      return Number(value.toPrecision(3)).toString();
+    }
+    var match = /\.(\d+)f/.exec(spec.format || "");
+    return match ? Number(position).toFixed(+match[1]) : String(Math.round(position));
+  }
+
+  function setup(section) {
+    var data = JSON.parse(section.querySelector(".player-data").textContent);
+    var specs = {};
+    data.controls.forEach(function (spec) { specs[spec.name] = spec; });
+    var inputs = {};
+    data.names.forEach(function (name) { inputs[name] = section.querySelector('[data-name="' + name + '"]'); });
+    var image = section.querySelector("img.frame");
+    var caption = section.querySelector(".caption");
+    var message = section.querySelector(".message");
+    var description = section.querySelector(".description");
+
+    function read(name) {
+      var input = inputs[name], kind = specs[name].kind;
+      if (kind === "check") return input.checked ? 1 : 0;
+      return Number(input.value);
+    }
+
+    function show(index) {
+      var frame = data.frames[index];
+      data.names.forEach(function (name, i) {
+        var input = inputs[name], spec = specs[name], value = frame.v[i];
+        if (spec.kind === "range" || spec.kind === "log") {
+          var limits = frame.r[name] || [spec.min, spec.max];
+          input.min = limits[0];
+          input.max = limits[1];
+          input.value = value;
+          var output = input.parentNode.querySelector("output");
+          if (output) output.textContent = format(spec, value);
+          input.setAttribute("aria-valuetext", format(spec, value));
+        } else if (spec.kind === "check") {
+          input.checked = !!value;
+        } else {
+          input.value = String(value);
+        }
+      });
+      if (image.getAttribute("src") !== frame.f) image.setAttribute("src", frame.f);
+      image.width = frame.w;
+      image.height = frame.h;
+      image.alt = "кадр виджета: " + (frame.d[0] || "");
+      caption.innerHTML = frame.c;
+      message.textContent = frame.m ? "⚠ " + frame.m : "";
+      description.textContent = "";
+      frame.d.forEach(function (line) {
+        var item = document.createElement("li");
+        item.textContent = line;
+        description.appendChild(item);
+      });
+      section.setAttribute("data-frame", String(index));
+      shown = frame;
+    }
+
+    var shown = null;
+
+    // Кадр с этим значением ползунка, ближайший к остальным положениям. Если у длинного ползунка на
+    // этом шаге кадра нет — ближайший нарисованный в ту сторону, куда двигали (стрелки не застревают).
+    function moved(name) {
+      var at = data.names.indexOf(name), wanted = data.names.map(read);
+      var values = data.frames.map(function (frame) { return frame.v[at]; });
+      var target = wanted[at];
+      if (!values.some(function (v) { return Math.abs(v - target) < 1e-6; })) {
+        var direction = shown && wanted[at] < shown.v[at] ? -1 : 1;
+        var ahead = values.filter(function (v) { return (v - wanted[at]) * direction > 0; });
+        var pool = ahead.length ? ahead : values;
+        target = pool.reduce(function (b, v) { return Math.abs(v - wanted[at]) < Math.abs(b - wanted[at]) ? v : b; });
+      }
+      var best = -1, bestScore = Infinity;
+      data.frames.forEach(function (frame, k) {
+        if (Math.abs(frame.v[at] - target) > 1e-6) return;
+        var differ = 0, distance = 0;
+        frame.v.forEach(function (value, j) {
+          if (j === at) return;
+          var gap = Math.abs(value - wanted[j]);
+          if (gap > 1e-6) { differ += 1; distance += gap; }
+        });
+        var score = differ * 1e6 + distance;
+        if (score < bestScore) { best = k; bestScore = score; }
+      });
+      if (best >= 0) show(best);
+    }
+
+    data.names.forEach(function (name) {
+      var input = inputs[name];
+      input.addEventListener(specs[name].kind === "range" || specs[name].kind === "log" ? "input" : "change",
+                             function () { moved(name); });
+    });
+    var start = 0;
+    data.frames.forEach(function (frame, k) {
+      if (frame.v.every(function (v, j) { return Math.abs(v - data.start[j]) < 1e-6; })) start = k;
+    });
+    show(start);
+  }
+
+  function init() {
+    Array.prototype.forEach.call(document.querySelectorAll("section.player"), setup);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();
