@@ -10,7 +10,7 @@ import pytest
 from course_lib.props.gpt_checkpoint import lesson_checkpoint_path, load_gpt
 from course_lib.props.gpt_reading import (HeadScores, bigram_loss, head_scores, known_word_share, longest_run,
                                           unigram_loss)
-from course_lib.props.gpt_training import evaluate, fixed_windows, learning_rate, split_ids, train_gpt
+from course_lib.props.gpt_training import evaluate, fixed_windows, split_ids, train_gpt
 from course_lib.props.text_file import lessons_text
 from course_lib.props.tokenizer import CharTokenizer
 from course_lib.widgets.gpt import SAMPLE_LENGTH, gpt_heads_view, sampling_view
@@ -60,13 +60,6 @@ def test_text_properties():
     assert known_word_share("кот сел на коврик", "кот и коврик") == 2 / 3    # «на» короче трёх букв
     assert known_word_share("12 + 3", "кот") == 0.0
     assert longest_run("абвввг") == 3 and longest_run("") == 0
-
-
-def test_the_learning_rate_falls_from_lr_to_lr_final():
-    rates = [learning_rate(step, 100, 3e-3, 3e-4) for step in range(1, 101)]
-    assert np.isclose(rates[0], 3e-3) and np.isclose(rates[-1], 3e-4)
-    assert all(a >= b for a, b in zip(rates, rates[1:]))
-    assert learning_rate(50, 100, 3e-3, None) == 3e-3
 
 
 class PatternModel:

@@ -31,7 +31,6 @@ PROMPT = "Внимание"                       # с него начинают
 SAMPLE_SEED = 2026                        # образцы на всех снимках — из одного зерна: разница только в модели
 VAL_WINDOWS = 128                         # окон проверочной части для loss на проверке
 CACHE_SIZE = 4                            # сколько прогонов помнить
-LR_FINAL = 3e-4                           # lr к последнему шагу: косинусом от lr
 
 
 @dataclass
@@ -77,17 +76,6 @@ def fixed_windows(ids, T, count=VAL_WINDOWS):
     return ids[starts[:, None] + np.arange(T + 1)]
 
 
-def learning_rate(step, steps, lr, lr_final):
-    """lr шага step из steps (с 1): косинусом от lr на первом шаге до lr_final на последнем; None — всё время lr.
-
-    Большие шаги в начале быстро спускают loss, маленькие в конце дают модели осесть в яме, а не
-    прыгать по её стенкам: за то же число шагов loss на проверке ниже.
-    """
-    if lr_final is None or steps <= 1:
-        return lr
-    return lr_final + 0.5 * (lr - lr_final) * (1 + np.cos(np.pi * (step - 1) / (steps - 1)))
-
-
 def evaluate(model, windows, chunk=32):
     """Средний loss следующего символа (наты) на окнах (K, T + 1), без графа."""
     total = 0.0
@@ -99,7 +87,7 @@ def evaluate(model, windows, chunk=32):
 
 
 def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, batch=16, lr=3e-3,
-              lr_final=LR_FINAL, causal=True, val_fraction=0.1, eval_every=100, snapshot_steps=(), phrases=PHRASES, prompt=PROMPT,
+              causal=True, val_fraction=0.1, eval_every=100, snapshot_steps=(), phrases=PHRASES, prompt=PROMPT,
               sample_len=100, dtype=np.float32, progress=None):
     """Учит GPT(vocab, T, d_model, num_heads, num_layers) steps шагами Adam на окнах text (урок 10) -> GPTRun.
 
@@ -108,6 +96,7 @@ def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, 
     внимания на phrases. dtype — тип весов: float32 вдвое быстрее float64, а точности ему хватает.
     progress(step, steps, loss) — после каждого шага; None — строка
     текстом (TextProgress), в Jupyter — `course_lib.widgets.progress_bar()`.
+    causal=False — модель без причинной маски (урок 10 показывает, чему она тогда учится).
     """
     if not isinstance(text, str):
         raise TypeError(f"train_gpt ждёт текст строкой (например, load_text(путь)), а пришёл {type(text).__name__}")
@@ -119,7 +108,7 @@ def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, 
     for s in snapshot_steps:
         check_int(s, "snapshot_steps", "train_gpt", low=0, high=steps, meaning=" (после скольких шагов снимок)")
     check_text_length(text, T, val_fraction)
-    key = (text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_final, causal, val_fraction, eval_every,
+    key = (text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, causal, val_fraction, eval_every,
            tuple(sorted(set(snapshot_steps))), tuple(phrases), prompt, sample_len, np.dtype(dtype).name)
     if key not in _RUNS:
         _RUNS[key] = _train(*key, progress=progress or TextProgress())
@@ -137,7 +126,7 @@ def forget_runs():
     _RUNS.clear()
 
 
-def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_final, causal, val_fraction, eval_every,
+def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, causal, val_fraction, eval_every,
            snapshot_steps, phrases, prompt, sample_len, dtype, progress):
     tokenizer = CharTokenizer.from_text(text)
     probes = [tokenizer.encode(p)[None] for p in phrases]         # (1, T_фразы): ошибки — до обучения
@@ -169,7 +158,6 @@ def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_f
             loss = cross_entropy(logits, windows[:, 1:])          # позиция t ставит на символ t + 1
             optimizer.zero_grad()
             loss.backward()
-            optimizer.lr = learning_rate(step, steps, lr, lr_final)
             optimizer.step()
             losses.append(loss.item())
             progress(step, steps, losses[-1])

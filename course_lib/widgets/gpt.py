@@ -11,9 +11,11 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from course_lib import vis
 from course_lib.autograd.tensor import no_grad
+from course_lib.engine_room import fast
 from course_lib.functional import softmax
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View, check_seed, clamp
@@ -59,34 +61,52 @@ def sampling_view(model, tokenizer, prompt="Внимание", temperature=0.8, 
     temperature = clamp(round(float(temperature), 2), *TEMPERATURES, "температура", notes)
     top_k = clamp(int(top_k), 0, tokenizer.vocab_size, "top-k", notes)
     seed = check_seed(seed, notes)
-    ids = tokenizer.encode(prompt)[None]                                     # (1, T0)
-    with no_grad():
-        logits = model(ids[:, -model.max_len:]).data[0, -1] / temperature    # (V,)
+    logits, text = _sample(model, weights_fingerprint(model), tokenizer, prompt, temperature, top_k, seed, length)
+    order = np.argsort(-logits, kind="stable")[:SHOWN]                      # самые вероятные — при любых τ и k
+    logits = logits / temperature                                            # (V,)
     if top_k:
         logits = np.where(logits < np.sort(logits)[-top_k], -np.inf, logits)
     probs = softmax(logits)                                                  # (V,)
-    order = np.argsort(-probs, kind="stable")[:SHOWN]
-    out = model.generate(ids, length, temperature=temperature, top_k=top_k or None,
-                         rng=np.random.default_rng(seed))
-    return SamplingView(prompt, tokenizer.decode(out[0, ids.shape[1]:]), [shown_char(tokenizer.vocab[i]) for i in order],
+    return SamplingView(prompt, text, [shown_char(tokenizer.vocab[i]) for i in order],
                         probs[order], temperature, top_k, message=" ".join(notes))
 
 
+@functools.lru_cache(maxsize=64)
+def _sample(model, fingerprint, tokenizer, prompt, temperature, top_k, seed, length):
+    """Логиты (V,) после промпта и length дописанных символов — на каждое положение ползунков один раз.
+
+    Быстрым путём (nt.fast(), урок 08) и в один поток BLAS: на матрицах 64 × 64 второй поток только мешает.
+    Первые max_len символов идут через KV-кэш, дальше окно сдвигается и считается заново на каждом символе.
+    """
+    ids = tokenizer.encode(prompt)[None]                                     # (1, T0)
+    with fast(), threadpool_limits(limits=1, user_api="blas"), no_grad():
+        logits = model(ids[:, -model.max_len:]).data[0, -1]                  # (V,)
+        out = model.generate(ids, length, temperature=temperature, top_k=top_k or None,
+                             rng=np.random.default_rng(seed))
+    return logits.astype(float), tokenizer.decode(out[0, ids.shape[1]:])
+
+
 class SamplingPainter(Painter):
-    """Столбики: вероятности первого символа после промпта; сам текст — подписью (caption)."""
+    """Столбики: вероятности первого символа после промпта; сам текст — подписью (caption).
+
+    Раскладка — подписи столбиков: порядок символов по вероятности от температуры и top-k не зависит
+    (деление на τ > 0 и отсечение хвоста порядок не меняют), его меняет только промпт.
+    """
+
+    def layout_key(self, view):
+        return tuple(view.labels)
 
     def draw(self, fig, view):
         ax = fig.add_subplot()
-        self.bars = list(ax.bar(range(SHOWN), np.zeros(SHOWN), color=vis.BAR_COLOR))
+        self.bars = list(ax.bar(range(len(view.labels)), np.zeros(len(view.labels)), color=vis.BAR_COLOR))
         ax.set(ylim=(0, 1), xlabel="первый символ после промпта", ylabel="вероятность")
-        ax.set_xticks(range(SHOWN))
-        self.ax, self.title = ax, ax.set_title(" ")
+        ax.set_xticks(range(len(view.labels)), labels=view.labels)
+        self.title = ax.set_title(" ")
         return [*self.bars, self.title]
 
     def refresh(self, view):
         for bar, p in zip(self.bars, view.probs):
             bar.set_height(p)
-        self.ax.set_xticks(range(SHOWN), labels=view.labels)
         k = f"top-k = {view.top_k}" if view.top_k else "все символы"
         self.title.set_text(f"температура {view.temperature:.2f}, {k}: {SHOWN} самых вероятных")
 
@@ -96,13 +116,17 @@ class SamplingPainter(Painter):
 
 
 def sampling_explorer(model, tokenizer, prompt="Внимание", temperature=0.8, top_k=0):
-    """Промпт, температура, top-k и зерно -> SAMPLE_LENGTH символов от модели."""
+    """Промпт, температура, top-k и зерно -> SAMPLE_LENGTH символов от модели.
+
+    Кадр — полсекунды и больше (генерация, не рисование), поэтому ползунки обновляют его, когда ручку отпустили.
+    """
     controls = {
         "prompt": widgets.Text(value=prompt, description="промпт", continuous_update=False),
         "temperature": widgets.FloatSlider(value=temperature, min=TEMPERATURES[0], max=TEMPERATURES[1], step=0.1,
-                                           description="температура"),
-        "top_k": widgets.IntSlider(value=top_k, min=0, max=tokenizer.vocab_size, description="top-k"),
-        "seed": widgets.IntSlider(value=0, min=0, max=20, description="зерно"),
+                                           description="температура", continuous_update=False),
+        "top_k": widgets.IntSlider(value=top_k, min=0, max=tokenizer.vocab_size, description="top-k",
+                                   continuous_update=False),
+        "seed": widgets.IntSlider(value=0, min=0, max=20, description="зерно", continuous_update=False),
     }
     view = functools.partial(sampling_view, model, tokenizer)
     return Explorer(controls, view, SamplingPainter(), new_figure(8, 3))
