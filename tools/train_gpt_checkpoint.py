@@ -23,6 +23,7 @@ from course_lib.props.gpt_training import train_gpt  # noqa: E402
 from course_lib.props.text_file import lessons_text  # noqa: E402
 
 STEPS = 6000          # по короткой пробе: 1.90–2.0 после 1000–1500 шагов, дальше медленнее
+LR_FINAL = 3e-4       # lr к последнему шагу (косинусом от 3e-3)
 TARGET = 1.8          # наты на символ на проверочной части
 
 
@@ -30,10 +31,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=STEPS)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--lr-final", type=float, default=LR_FINAL)
     parser.add_argument("--out", type=pathlib.Path, default=lesson_checkpoint_path())
     args = parser.parse_args(argv)
     start = time.process_time()
-    run = train_gpt(lessons_text(), args.steps, seed=args.seed, eval_every=max(args.steps // 20, 1))
+    run = train_gpt(lessons_text(), args.steps, seed=args.seed, lr_final=args.lr_final,
+                    eval_every=max(args.steps // 20, 1))
     cpu = time.process_time() - start
     save_gpt(args.out, run.model, run.tokenizer)
     load_gpt(args.out, tokenizer=run.tokenizer)                # файл читается тем же путём, что в уроке
