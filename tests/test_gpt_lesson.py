@@ -90,11 +90,12 @@ def test_head_scores_find_the_heads_by_their_pattern():
 
 def test_the_checkpoint_heads_the_lesson_names(corpus, checkpoint):
     model, tokenizer = checkpoint
-    windows = fixed_windows(corpus[3], T=64)[:, :-1]
+    windows = fixed_windows(corpus[3], T=64)[:32, :-1]                # те же 32 окна, что в уроке
     scores = head_scores(model, windows, space_id=tokenizer.encode(" ")[0])
+    space = scores.space[scores.best("space")]
     assert scores.previous[scores.best("previous")] >= 0.5
-    assert scores.space[scores.best("space")] >= 0.3
-    assert scores.induction[scores.best("induction")] >= 0.3
+    assert space >= 0.15 and space > 2 * scores.space.mean()
+    assert scores.induction.max() < 0.1, "урок говорит, что индукционной головы у чекпойнта нет"
 
 
 def test_sampling_view_writes_known_characters_and_says_what_it_changed(checkpoint):
