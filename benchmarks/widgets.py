@@ -62,6 +62,22 @@ def bank_layer():
     return nt.MultiHeadAttention(8, 2)
 
 
+def gpt_checkpoint():
+    """GPT урока 10 из чекпойнта (модель и токенизатор) — как у ползунков генерации и голов."""
+    from course_lib.props.gpt_checkpoint import lesson_checkpoint_path, load_gpt
+
+    return load_gpt(lesson_checkpoint_path())
+
+
+def gpt_training():
+    """Короткое обучение GPT со снимками — как у ползунка «шаг» урока 10 (там 1000 шагов, снимок каждые 100)."""
+    from course_lib.props.gpt_training import train_gpt
+    from course_lib.props.text_file import lessons_text
+
+    return train_gpt(lessons_text(), 20, seed=0, eval_every=10, snapshot_steps=(0, 10, 20), sample_len=40,
+                     progress=lambda *args: None)
+
+
 def widgets_of_the_course():
     """Имя -> фабрика виджета с теми же аргументами, что в уроках (и tests/test_widgets_ranges.py)."""
     from course_lib.props.embeddings import load_corpus, train_static_embeddings
@@ -85,6 +101,10 @@ def widgets_of_the_course():
         "08 online_softmax_explorer": lambda: W.online_softmax_explorer(block_size=6, step=1),
         "08 local_window_explorer": lambda: W.local_window_explorer(window=4, query=9),
         "09 induction_explorer": lambda: W.induction_explorer(*induction_training()),
+        "10 samples_explorer": lambda: W.samples_explorer(gpt_training()),
+        "10 sampling_explorer": lambda: W.sampling_explorer(*gpt_checkpoint()),
+        "10 gpt_heads_explorer": lambda: W.gpt_heads_explorer(*gpt_checkpoint(), ["кот сел на тёплый коврик",
+                                                                                  "банк выдал кредит"]),
     }
 
 

@@ -67,7 +67,7 @@ FRONT_ENDS = {"JupyterLab": "lab", "Notebook 7": "notebook"}
 SERVER_START = 120
 APP_LOAD = 90
 KERNEL_IDLE = 60
-RUN_ALL = 120
+RUN_ALL = 240                # урок 10 учит GPT около минуты процессора, а машина CI — 2 ядра
 NEW_PICTURE = 15
 SETTLE = 0.1                # после новой картинки: не пришла ли за тем же нажатием ещё одна
 
@@ -104,6 +104,10 @@ NOTEBOOKS = {
                                     Drive("окно", "ArrowRight", 2, widget=1)],
     # 09: «шаг» — тоже по снимкам обучения, с последнего назад (выключатели голов — флажки, не ползунки).
     "09_transformer_block.ipynb": [Drive("шаг", "ArrowLeft", 3)],
+    # 10: «шаг» по снимкам (с последнего назад), генерация (температура, top-k), головы чекпойнта (слой, голова).
+    "10_gpt.ipynb": [Drive("шаг", "ArrowLeft", 2, widget=0), Drive("температура", "ArrowRight", 2, widget=1),
+                     Drive("top-k", "ArrowRight", 2, widget=1), Drive("слой", "ArrowRight", 2, widget=2),
+                     Drive("голова", "ArrowRight", 1, widget=2)],
     "explorer.ipynb": [
         # В предложении 9 слов и T = 9: вправо T «упирается» в длину предложения (картинка та же,
         # меняется только пояснение), поэтому T двигаем влево — токенов становится меньше.

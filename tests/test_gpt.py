@@ -107,6 +107,29 @@ def test_changing_later_tokens_leaves_earlier_logits_unchanged(seed, t):
         assert not np.allclose(before[:, t + 1:], after[:, t + 1:]), "будущие токены ни на что не влияют — модель не смотрит на вход?"
 
 
+def test_without_the_mask_earlier_logits_see_later_tokens():
+    nt.manual_seed(0)
+    model = nt.GPT(V, MAX_LEN, 8, 2, 2, causal=False)
+    ids = random_ids(3)
+    changed = ids.copy()
+    changed[:, -1] = (ids[:, -1] + 1) % V
+    assert not np.allclose(model(ids).data[:, 0], model(changed).data[:, 0]), "без маски первый токен не видит последний"
+    assert "causal=False" in repr(model)
+
+
+def test_generation_without_the_mask_recomputes_the_window():
+    nt.manual_seed(2)
+    model = nt.GPT(V, MAX_LEN, 8, 2, 2, causal=False)
+    prompt = random_ids(4, T=3)
+    got = model.generate(prompt, MAX_LEN + 3, 0.8, rng=np.random.default_rng(1))
+    np.testing.assert_array_equal(got, recompute(model, prompt, MAX_LEN + 3, 0.8, rng=np.random.default_rng(1)))
+
+
+def test_causal_must_be_a_bool():
+    with pytest.raises(TypeError, match="causal"):
+        nt.GPT(V, MAX_LEN, 8, 2, 1, causal="нет")
+
+
 def test_parameter_count_matches_the_formula():
     V_, L, D, layers = 175, 64, 64, 4
     model = nt.GPT(V_, L, D, 4, layers)

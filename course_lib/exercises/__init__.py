@@ -7,6 +7,7 @@ from course_lib.exercises._checker import Result, Wrong, checker
 from course_lib.exercises.causal import check_causal_weights, check_padding_mask
 from course_lib.exercises.efficient import check_kv_step, check_online_softmax_step
 from course_lib.exercises.embeddings import check_cosine, check_nearest, check_one_hot_lookup
+from course_lib.exercises.gpt import check_bigram_loss, check_next_token_probs
 from course_lib.exercises.induction import check_layer_norm, check_prefix_matching, check_previous_token_head
 from course_lib.exercises.multi_head import check_merge_heads, check_split_heads
 from course_lib.exercises.permutation import check_equivariance_gap, check_permutation_matrix
@@ -26,4 +27,5 @@ __all__ = [
     "check_training_loop", "check_relation_scores",                      # урок 07
     "check_online_softmax_step", "check_kv_step",                        # урок 08
     "check_prefix_matching", "check_previous_token_head", "check_layer_norm",   # урок 09
+    "check_next_token_probs", "check_bigram_loss",                       # урок 10
 ]

@@ -26,17 +26,20 @@ class GPT(Module):
     num_layers блоков TransformerBlock (pre-norm, причинное внимание), d_model — длина вектора
     токена, num_heads — голов в каждом блоке, max_len — сколько позиций знает модель.
     Параметров: (vocab_size + max_len)·D + num_layers·(12·D² + 13·D) + 2·D + D·vocab_size + vocab_size.
+    causal=False снимает причинную маску во всех блоках: так урок 10 показывает, зачем она нужна.
     """
 
-    def __init__(self, vocab_size, max_len, d_model, num_heads, num_layers):
+    def __init__(self, vocab_size, max_len, d_model, num_heads, num_layers, causal=True):
         check_int(vocab_size, "vocab_size", "GPT", meaning=" (сколько разных токенов)")
         check_int(max_len, "max_len", "GPT", meaning=" (сколько позиций знает модель)")
         check_int(num_layers, "num_layers", "GPT", meaning=" (сколько блоков в стопке)")
         self.vocab_size, self.max_len, self.num_layers = vocab_size, max_len, num_layers
-        self.d_model, self.num_heads = d_model, num_heads
+        if not isinstance(causal, bool):
+            raise TypeError(f"causal — True (причинная маска, как у GPT) или False (без маски), а пришло {causal!r}")
+        self.d_model, self.num_heads, self.causal = d_model, num_heads, causal
         self.tokens = Embedding(vocab_size, d_model)
         self.positions = Embedding(max_len, d_model)
-        self.blocks = [TransformerBlock(d_model, num_heads, causal=True) for _ in range(num_layers)]
+        self.blocks = [TransformerBlock(d_model, num_heads, causal=causal) for _ in range(num_layers)]
         self.ln_final = LayerNorm(d_model)
         self.unembed = Linear(d_model, vocab_size)
 
@@ -81,20 +84,22 @@ class GPT(Module):
         Модель видит последние max_len токенов, как nanoGPT. Пока текст не длиннее max_len,
         k и v прошлых токенов берутся из KV-кэша (урок 08); дальше окно сдвигается, позиции
         меняются, и его приходится считать заново. Токены те же, что дал бы forward на всём окне.
+        У модели без маски (causal=False) старые токены видят новые, и кэш не годится: окно — заново на каждом шаге.
         """
         ids = self.check_ids(ids, limit=None)
         check_int(max_new_tokens, "max_new_tokens", "generate", low=0, meaning=" (сколько токенов дописать)")
         temperature, top_k = check_sampling(temperature, top_k, rng, self.vocab_size)
         rng = generator() if rng is None else rng
         with no_grad():
-            caches = self.new_cache(len(ids))
-            logits = self.step(ids[:, -self.max_len:], caches).data[:, -1]   # (N, V): промпт одним проходом
+            caches = self.new_cache(len(ids)) if self.causal else None
+            window = ids[:, -self.max_len:]
+            logits = (self.step(window, caches) if caches else self(window)).data[:, -1]   # (N, V): промпт одним проходом
             for i in range(max_new_tokens):
                 next_ids = sample_next_token(logits, temperature, top_k, rng)   # (N,)
                 ids = np.concatenate([ids, next_ids[:, None]], axis=1)         # (N, T) -> (N, T + 1)
                 if i == max_new_tokens - 1:
                     break                                                      # логиты после последнего не нужны
-                if caches[0].length < self.max_len:
+                if caches and caches[0].length < self.max_len:
                     logits = self.step(next_ids[:, None], caches).data[:, -1]  # (N, V): только новый токен
                 else:
                     logits = self(ids[:, -self.max_len:]).data[:, -1]          # окно сдвинулось: заново
@@ -131,4 +136,5 @@ class GPT(Module):
 
     def extra_repr(self):
         return (f"vocab_size={self.vocab_size}, max_len={self.max_len}, d_model={self.d_model}, "
-                f"num_heads={self.num_heads}, num_layers={self.num_layers}")
+                f"num_heads={self.num_heads}, num_layers={self.num_layers}"
+                + ("" if self.causal else ", causal=False"))

@@ -7,5 +7,6 @@
 - `generation.py` — маленький декодер и генерация с KV-кэшем (урок 08);
 - `induction.py`, `induction_training.py` — индукционная голова (урок 09);
 - `text_file.py`, `tokenizer.py`, `gpt_training.py`, `progress.py`, `gpt_checkpoint.py` — GPT учит
-  русский на прозе уроков (урок 10; корпус data/lessons_ru.txt собирает tools/build_corpus.py).
+  русский на прозе уроков (урок 10; корпус data/lessons_ru.txt собирает tools/build_corpus.py);
+- `gpt_reading.py` — точки отсчёта loss, свойства образцов текста, оценки голов GPT и их абляция (урок 10).
 """

@@ -9,6 +9,8 @@ from course_lib.widgets.efficient import (local_window_explorer, local_window_vi
                                           online_softmax_view)
 from course_lib.widgets.embeddings import embeddings_explorer, neighbours_view
 from course_lib.widgets.explorer import attention_explorer, attention_view
+from course_lib.widgets.gpt import (gpt_heads_explorer, gpt_heads_view, samples_explorer, samples_view,
+                                    sampling_explorer, sampling_view)
 from course_lib.widgets.heads import heads_explorer, heads_view
 from course_lib.widgets.induction import ablation_explorer, ablation_view, induction_explorer, induction_view
 from course_lib.widgets.permutation import permutation_explorer, permutation_view
@@ -29,5 +31,6 @@ __all__ = [
     "training_explorer", "snapshot_view",                                # урок 07
     "online_softmax_explorer", "online_softmax_view", "local_window_explorer", "local_window_view",  # урок 08
     "induction_explorer", "induction_view", "ablation_explorer", "ablation_view",    # урок 09
-    "progress_bar", "ProgressBar",                                        # урок 10
+    "progress_bar", "ProgressBar", "samples_explorer", "samples_view",   # урок 10
+    "sampling_explorer", "sampling_view", "gpt_heads_explorer", "gpt_heads_view",
 ]

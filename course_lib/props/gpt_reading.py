@@ -1,0 +1,104 @@
+"""Чтение обученного GPT (урок 10): точки отсчёта для loss, свойства текста, оценки голов и их абляция.
+
+- `unigram_loss`, `bigram_loss` — loss на проверке у моделей-счётчиков: с ними сравнивают loss GPT;
+- `known_word_share`, `longest_run` — измеримые свойства образца текста (вместо «на глаз»);
+- `head_scores` — три оценки каждой головы на окнах текста: на предыдущий символ, на последний
+  пробел, индукционная (на повторённом куске);
+- `ablation_costs` — насколько вырастет loss на проверке, если выключить голову (`ablate` урока 09).
+"""
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from course_lib.props.gpt_training import evaluate
+from course_lib.props.induction import ablate
+
+WORD = re.compile(r"[а-яё]+")
+
+
+def unigram_loss(train_ids, val_ids, vocab_size, alpha=1.0):
+    """Loss (наты) модели «каждый символ — с его частотой в обучающей части»: счёт + alpha, чтобы не было нулей."""
+    counts = np.bincount(train_ids, minlength=vocab_size) + alpha          # (V,)
+    log_p = np.log(counts / counts.sum())                                   # (V,)
+    return float(-log_p[val_ids].mean())
+
+
+def bigram_counts(train_ids, vocab_size, alpha=1.0):
+    """Таблица (V, V): строка — символ, столбец — следующий за ним; счёт пар + alpha."""
+    counts = np.full((vocab_size, vocab_size), alpha)
+    np.add.at(counts, (train_ids[:-1], train_ids[1:]), 1)
+    return counts
+
+
+def bigram_loss(train_ids, val_ids, vocab_size, alpha=1.0):
+    """Loss (наты) модели «следующий символ — по частоте после текущего» (строки bigram_counts в сумме 1)."""
+    counts = bigram_counts(train_ids, vocab_size, alpha)
+    log_p = np.log(counts / counts.sum(axis=1, keepdims=True))             # (V, V)
+    return float(-log_p[val_ids[:-1], val_ids[1:]].mean())
+
+
+def known_word_share(sample, text):
+    """Доля слов образца (русские буквы, от 3 подряд), которые встречаются в text. Нет слов — 0."""
+    known = set(WORD.findall(text.lower()))
+    words = [w for w in WORD.findall(sample.lower()) if len(w) >= 3]
+    return sum(w in known for w in words) / len(words) if words else 0.0
+
+
+def longest_run(sample):
+    """Самый длинный повтор одного символа подряд: «аааа» -> 4."""
+    return max((len(m.group()) for m in re.finditer(r"(.)\1*", sample, re.S)), default=0)
+
+
+@dataclass
+class HeadScores:
+    """Оценки (layers, h) каждой головы — средний вес внимания:
+    previous — на предыдущий символ (t -> t − 1);
+    space — на последний пробел перед t, когда он не сосед (внутри слова: «где началось слово»);
+    induction — на повторённом куске: от символа второй копии на символ после его места в первой (q -> q − L + 1)."""
+    previous: np.ndarray
+    space: np.ndarray
+    induction: np.ndarray
+
+    def best(self, name):
+        """(слой, голова) с наибольшей оценкой name ('previous', 'space', 'induction')."""
+        score = getattr(self, name)
+        return tuple(int(n) for n in np.unravel_index(np.argmax(score), score.shape))
+
+
+def head_scores(model, windows, space_id, L=32):
+    """HeadScores модели на окнах текста windows (K, T) — номера символов; space_id — номер пробела.
+
+    Индукционная — на первых L символах каждого окна, повторённых дважды (K, 2L).
+    """
+    windows = np.asarray(windows)
+    with threadpool_limits(limits=1, user_api="blas"):
+        weights = model.attention_weights(windows)                    # (K, layers, h, T, T)
+    T = windows.shape[1]
+    t = np.arange(1, T)
+    previous = weights[..., t, t - 1].mean(axis=(0, -1))              # (layers, h)
+    rows, keys = [], []
+    for k, window in enumerate(windows):
+        last = -1
+        for i, token in enumerate(window):
+            if last >= 0 and i - last >= 2:                           # пробел есть, и он не сосед
+                rows.append((k, i))
+                keys.append(last)
+            if token == space_id:
+                last = i
+    rows, keys = np.array(rows), np.array(keys)
+    space = weights[rows[:, 0], :, :, rows[:, 1], keys].mean(axis=0)  # (layers, h)
+    repeated = np.concatenate([windows[:, :L], windows[:, :L]], axis=1)   # (K, 2L)
+    with threadpool_limits(limits=1, user_api="blas"):
+        weights = model.attention_weights(repeated)
+    q = np.arange(L, 2 * L - 1)                                        # второй копии, кроме последнего
+    induction = weights[..., q, q - L + 1].mean(axis=(0, -1))          # (layers, h)
+    return HeadScores(previous, space, induction)
+
+
+def ablation_costs(model, val_windows, heads):
+    """На сколько нат вырастает loss на проверке без каждой головы из heads (список пар (слой, голова)) -> (len(heads),)."""
+    base = evaluate(model, val_windows)
+    return np.array([evaluate(ablate(model, [head]), val_windows) - base for head in heads])

@@ -1,0 +1,245 @@
+"""GPT урока 10: снимки обучения, генерация с ползунками (промпт, температура, top-k) и головы на фразах.
+
+`samples_view(run, step)` — что модель писала после step шагов; `sampling_view(model, tokenizer, prompt,
+temperature, top_k, seed)` — что модель допишет и с какими вероятностями выберет первый символ;
+`gpt_heads_view(model, tokenizer, phrase, layer, head)` — веса одной головы на фразе.
+"""
+
+import functools
+import html
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from course_lib import vis
+from course_lib.autograd.tensor import no_grad
+from course_lib.engine_room import fast
+from course_lib.functional import softmax
+from course_lib.widgets._live import Explorer, new_figure
+from course_lib.widgets.base import Painter, View, check_seed, clamp
+from course_lib.widgets.induction import weights_fingerprint
+
+SAMPLE_LENGTH = 200          # сколько символов дописывает виджет
+SHOWN = 12                   # столбиков: самые вероятные первые символы
+TEMPERATURES = (0.1, 2.0)    # пределы ползунка температуры
+
+
+def shown_char(c):
+    """Подпись символа: пробел и перевод строки видны."""
+    return {" ": "␣", "\n": "↵"}.get(c, c)
+
+
+def known_prompt(tokenizer, prompt, notes):
+    """Промпт без символов, которых нет в словаре (о них — в notes); пустой — пробел."""
+    unknown = sorted(set(prompt) - set(tokenizer.vocab))
+    if unknown:
+        notes.append(f"Символов {''.join(unknown)!r} модель не знает — пропускаю их.")
+        prompt = "".join(c for c in prompt if c in tokenizer.vocab)
+    if not prompt:
+        notes.append("Промпт пуст — начинаю с пробела.")
+        prompt = " " if " " in tokenizer.vocab else tokenizer.vocab[0]
+    return prompt
+
+
+@dataclass
+class SamplingView(View):
+    prompt: str                # промпт, с которого пишет модель (только знакомые символы)
+    text: str                  # дописанные SAMPLE_LENGTH символов
+    labels: list               # (SHOWN,) первые символы-кандидаты
+    probs: np.ndarray          # (SHOWN,) их вероятности при этих температуре и top-k
+    temperature: float
+    top_k: int                 # 0 — из всех
+
+
+def sampling_view(model, tokenizer, prompt="Внимание", temperature=0.8, top_k=0, seed=0, length=SAMPLE_LENGTH):
+    """Чистая функция: промпт, температура, top-k (0 — все символы), зерно -> дописанный текст и
+    вероятности первого символа. Генерация — model.generate с KV-кэшем."""
+    notes = []
+    prompt = known_prompt(tokenizer, str(prompt), notes)
+    temperature = clamp(round(float(temperature), 2), *TEMPERATURES, "температура", notes)
+    top_k = clamp(int(top_k), 0, tokenizer.vocab_size, "top-k", notes)
+    seed = check_seed(seed, notes)
+    logits, text = _sample(model, weights_fingerprint(model), tokenizer, prompt, temperature, top_k, seed, length)
+    order = np.argsort(-logits, kind="stable")[:SHOWN]                      # самые вероятные — при любых τ и k
+    logits = logits / temperature                                            # (V,)
+    if top_k:
+        logits = np.where(logits < np.sort(logits)[-top_k], -np.inf, logits)
+    probs = softmax(logits)                                                  # (V,)
+    return SamplingView(prompt, text, [shown_char(tokenizer.vocab[i]) for i in order],
+                        probs[order], temperature, top_k, message=" ".join(notes))
+
+
+@functools.lru_cache(maxsize=64)
+def _sample(model, fingerprint, tokenizer, prompt, temperature, top_k, seed, length):
+    """Логиты (V,) после промпта и length дописанных символов — на каждое положение ползунков один раз.
+
+    Быстрым путём (nt.fast(), урок 08) и в один поток BLAS: на матрицах 64 × 64 второй поток только мешает.
+    Первые max_len символов идут через KV-кэш, дальше окно сдвигается и считается заново на каждом символе.
+    """
+    ids = tokenizer.encode(prompt)[None]                                     # (1, T0)
+    with fast(), threadpool_limits(limits=1, user_api="blas"), no_grad():
+        logits = model(ids[:, -model.max_len:]).data[0, -1]                  # (V,)
+        out = model.generate(ids, length, temperature=temperature, top_k=top_k or None,
+                             rng=np.random.default_rng(seed))
+    return logits.astype(float), tokenizer.decode(out[0, ids.shape[1]:])
+
+
+class SamplingPainter(Painter):
+    """Столбики: вероятности первого символа после промпта; сам текст — подписью (caption).
+
+    Раскладка — подписи столбиков: порядок символов по вероятности от температуры и top-k не зависит
+    (деление на τ > 0 и отсечение хвоста порядок не меняют), его меняет только промпт.
+    """
+
+    def layout_key(self, view):
+        return tuple(view.labels)
+
+    def draw(self, fig, view):
+        ax = fig.add_subplot()
+        self.bars = list(ax.bar(range(len(view.labels)), np.zeros(len(view.labels)), color=vis.BAR_COLOR))
+        ax.set(ylim=(0, 1), xlabel="первый символ после промпта", ylabel="вероятность")
+        ax.set_xticks(range(len(view.labels)), labels=view.labels)
+        self.title = ax.set_title(" ")
+        return [*self.bars, self.title]
+
+    def refresh(self, view):
+        for bar, p in zip(self.bars, view.probs):
+            bar.set_height(p)
+        k = f"top-k = {view.top_k}" if view.top_k else "все символы"
+        self.title.set_text(f"температура {view.temperature:.2f}, {k}: {SHOWN} самых вероятных")
+
+    def caption(self, view):
+        return (f"<pre style='white-space:pre-wrap'><b>{html.escape(view.prompt)}</b>"
+                f"{html.escape(view.text)}</pre>")
+
+
+def sampling_explorer(model, tokenizer, prompt="Внимание", temperature=0.8, top_k=0):
+    """Промпт, температура, top-k и зерно -> SAMPLE_LENGTH символов от модели.
+
+    Кадр — полсекунды и больше (генерация, не рисование), поэтому ползунки обновляют его, когда ручку отпустили.
+    """
+    controls = {
+        "prompt": widgets.Text(value=prompt, description="промпт", continuous_update=False),
+        "temperature": widgets.FloatSlider(value=temperature, min=TEMPERATURES[0], max=TEMPERATURES[1], step=0.1,
+                                           description="температура", continuous_update=False),
+        "top_k": widgets.IntSlider(value=top_k, min=0, max=tokenizer.vocab_size, description="top-k",
+                                   continuous_update=False),
+        "seed": widgets.IntSlider(value=0, min=0, max=20, description="зерно", continuous_update=False),
+    }
+    view = functools.partial(sampling_view, model, tokenizer)
+    return Explorer(controls, view, SamplingPainter(), new_figure(8, 3))
+
+
+@dataclass
+class GPTHeadView(View):
+    tokens: list               # (T,) символы фразы
+    weights: np.ndarray        # (T, T) веса выбранной головы
+    layer: int
+    head: int
+    previous: float            # средний вес на предыдущий символ на этой фразе
+
+
+def gpt_heads_view(model, tokenizer, phrase, layer=0, head=0):
+    """Чистая функция: фраза, слой и голова (с нуля) -> веса этой головы на фразе."""
+    notes = []
+    phrase = known_prompt(tokenizer, str(phrase), notes)[-model.max_len:]
+    layer = clamp(int(layer), 0, model.num_layers - 1, "слой", notes)
+    head = clamp(int(head), 0, model.num_heads - 1, "голова", notes)
+    weights = _phrase_weights(model, weights_fingerprint(model), tokenizer, phrase)[layer, head]   # (T, T)
+    t = np.arange(1, len(phrase))
+    previous = float(weights[t, t - 1].mean()) if len(phrase) > 1 else 0.0
+    return GPTHeadView([shown_char(c) for c in phrase], weights, layer, head, previous, message=" ".join(notes))
+
+
+@functools.lru_cache(maxsize=16)
+def _phrase_weights(model, fingerprint, tokenizer, phrase):
+    """Веса всех голов (layers, h, T, T) на фразе — один проход на фразу, ползунки слоя и головы его не повторяют.
+    Ключ — и отпечаток весов: дообученная модель — новая запись."""
+    return model.attention_weights(tokenizer.encode(phrase)[None])[0]
+
+
+class GPTHeadPainter(Painter):
+    """Тепловая карта одной головы; раскладка — символы фразы."""
+
+    def layout_key(self, view):
+        return tuple(view.tokens)
+
+    def draw(self, fig, view):
+        ax = fig.add_subplot()
+        vis.heatmap(view.weights, view.tokens, view.tokens, ax=ax)
+        self.image, self.title = ax.images[0], ax.set_title(" \n ")
+        return [self.image, self.title]
+
+    def refresh(self, view):
+        self.image.set_data(view.weights)
+        self.title.set_text(f"слой {view.layer}, голова {view.head}\n"
+                            f"на предыдущий символ в среднем {view.previous:.2f}")
+
+
+def gpt_heads_explorer(model, tokenizer, phrases):
+    """Выбор фразы, слоя и головы: веса внимания обученного GPT."""
+    controls = {
+        "phrase": widgets.Dropdown(options=list(phrases), description="фраза"),
+        "layer": widgets.IntSlider(value=0, min=0, max=model.num_layers - 1, description="слой"),
+        "head": widgets.IntSlider(value=0, min=0, max=model.num_heads - 1, description="голова"),
+    }
+    view = functools.partial(gpt_heads_view, model, tokenizer)
+    return Explorer(controls, view, GPTHeadPainter(), new_figure(9, 8))
+
+
+@dataclass
+class SamplesView(View):
+    step: int                  # шаг показанного снимка
+    sample: str                # что модель написала после этого шага
+    val_steps: np.ndarray      # (S,) шаги, на которых мерили loss на проверке
+    val_losses: np.ndarray     # (S,)
+    val_loss: float            # loss на проверке на шаге снимка
+
+
+def samples_view(run, step):
+    """Чистая функция: шаг -> последний снимок train_gpt(..., snapshot_steps=...) не позже него."""
+    steps = np.array([s.step for s in run.snapshots])
+    if not len(steps):
+        raise ValueError("в прогоне нет снимков: train_gpt(..., snapshot_steps=range(0, steps + 1, 100))")
+    notes = []
+    step = clamp(int(step), 0, int(steps[-1]), "шаг", notes)
+    index = int(np.searchsorted(steps, step, side="right")) - 1           # последний снимок не позже step
+    if steps[index] != step:
+        notes.append(f"Снимка после шага {step} нет — показываю шаг {steps[index]}.")
+    snapshot = run.snapshots[index]
+    return SamplesView(snapshot.step, snapshot.sample, np.asarray(run.val_steps), np.asarray(run.val_losses),
+                       snapshot.val_loss, message=" ".join(notes))
+
+
+class SamplesPainter(Painter):
+    """Кривая loss на проверке с курсором на шаге снимка; образец текста — подписью."""
+
+    def draw(self, fig, view):
+        ax = fig.add_subplot()
+        ax.plot(view.val_steps, view.val_losses, color="#e8384f", lw=1, alpha=0.3)
+        (self.line,) = ax.plot([], [], "o-", color="#e8384f", label="loss на проверке")
+        self.cursor = ax.axvline(0, color="black", lw=1)
+        ax.set(xlabel="шаг обучения", ylabel="loss, наты на символ", xlim=(-10, view.val_steps[-1] + 10))
+        ax.legend(loc="upper right")
+        self.title = ax.set_title(" ")
+        return [self.line, self.cursor, self.title]
+
+    def refresh(self, view):
+        seen = view.val_steps <= view.step
+        self.line.set_data(view.val_steps[seen], view.val_losses[seen])
+        self.cursor.set_xdata([view.step, view.step])
+        self.title.set_text(f"после {view.step} шагов: loss на проверке {view.val_loss:.2f}")
+
+    def caption(self, view):
+        return f"<pre style='white-space:pre-wrap'>{html.escape(view.sample)}</pre>"
+
+
+def samples_explorer(run):
+    """Ползунок «шаг» по снимкам train_gpt: loss на проверке до этого шага и что модель тогда писала."""
+    steps = [s.step for s in run.snapshots]
+    samples_view(run, steps[-1])                                   # сразу проверяет, что снимки есть
+    every = steps[1] - steps[0] if len(steps) > 1 else 1
+    slider = widgets.IntSlider(value=steps[-1], min=0, max=steps[-1], step=every, description="шаг")
+    return Explorer({"step": slider}, functools.partial(samples_view, run), SamplesPainter(), new_figure(8, 3))

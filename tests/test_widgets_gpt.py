@@ -1,0 +1,74 @@
+"""Виджеты урока 10 на маленькой модели: кадр после сдвигов — тот же, что у новой фигуры, и виды
+говорят, что сделали с «плохими» положениями ползунков. (Те же виджеты на чекпойнте урока — в
+tests/test_widgets_ranges.py через benchmarks/widgets.py и в tests/test_gpt_lesson.py.)"""
+
+import numpy as np
+import pytest
+
+import course_lib as nt
+from course_lib.props.gpt_training import train_gpt
+from course_lib.props.tokenizer import CharTokenizer
+from course_lib.widgets._live import LiveFigure, new_figure
+from course_lib.widgets.gpt import (GPTHeadPainter, SamplesPainter, SamplingPainter, gpt_heads_view, samples_view,
+                                    sampling_view)
+
+TEXT = "кот сел на тёплый коврик. банк выдал кредит. " * 20
+TOKENIZER = CharTokenizer.from_text(TEXT)
+
+
+@pytest.fixture(scope="module")
+def model():
+    nt.manual_seed(0)
+    return nt.GPT(TOKENIZER.vocab_size, 16, 8, 2, 2)
+
+
+@pytest.fixture(scope="module")
+def run():
+    return train_gpt(TEXT, 6, seed=0, T=8, d_model=8, num_heads=2, num_layers=1, eval_every=2,
+                     snapshot_steps=(0, 2, 4, 6), sample_len=20, phrases=("кот",), prompt="кот",
+                     progress=lambda *args: None)
+
+
+def frames_match(painter, size, views):
+    live = LiveFigure(painter(), new_figure(*size))
+    for view in views:
+        fresh = LiveFigure(painter(), new_figure(*size)).render(view)
+        assert np.array_equal(live.render(view), fresh)
+
+
+def test_sampling_frames(model):
+    frames_match(SamplingPainter, (8, 3), [sampling_view(model, TOKENIZER, "кот", 0.8, 0, length=10),
+                                           sampling_view(model, TOKENIZER, "кот", 2.0, 3, length=10),
+                                           sampling_view(model, TOKENIZER, "банк", 0.5, 0, length=10)])
+
+
+def test_heads_frames(model):
+    frames_match(GPTHeadPainter, (9, 8), [gpt_heads_view(model, TOKENIZER, "кот сел", 0, 0),
+                                          gpt_heads_view(model, TOKENIZER, "кот сел", 1, 1),
+                                          gpt_heads_view(model, TOKENIZER, "банк выдал", 0, 1)])
+
+
+def test_samples_frames(run):
+    frames_match(SamplesPainter, (8, 3), [samples_view(run, 6), samples_view(run, 0), samples_view(run, 4)])
+
+
+def test_sampling_labels_do_not_depend_on_temperature_or_top_k(model):
+    views = [sampling_view(model, TOKENIZER, "кот", tau, k, length=5) for tau in (0.1, 1.0, 2.0) for k in (0, 1, 5)]
+    assert all(v.labels == views[0].labels for v in views)
+    assert all(np.isclose(v.probs.sum(), 1.0) or v.probs.sum() < 1 for v in views)
+    greedy = sampling_view(model, TOKENIZER, "кот", 1.0, 1, length=5)
+    assert greedy.probs[0] == 1.0 and (greedy.probs[1:] == 0).all()
+
+
+def test_same_settings_give_the_same_text_and_the_seed_changes_it(model):
+    first = sampling_view(model, TOKENIZER, "кот", 1.0, 0, seed=0, length=30)
+    assert sampling_view(model, TOKENIZER, "кот", 1.0, 0, seed=0, length=30).text == first.text
+    assert sampling_view(model, TOKENIZER, "кот", 1.0, 0, seed=1, length=30).text != first.text
+
+
+def test_samples_view_picks_the_last_snapshot_and_says_so(run):
+    view = samples_view(run, 3)
+    assert view.step == 2 and "шаг 2" in view.message
+    assert samples_view(run, 4).message == "" and samples_view(run, 4).sample == run.snapshots[2].sample
+    beyond = samples_view(run, 7)
+    assert beyond.step == 6 and "шаг" in beyond.message
