@@ -38,7 +38,7 @@ def test_the_lesson_run_reaches_the_bar(seed, corpus):
     Зерно 1 — самое трудное: 2.085 после 1000 шагов, 2.030 после 1100 (шагов в уроке 1100 ради запаса)."""
     run = train_gpt(corpus[0], LESSON_STEPS, seed=seed, snapshot_steps=range(0, LESSON_STEPS + 1, 100),
                     progress=lambda *args: None)
-    assert run.val_losses[-1] <= LESSON_BAR, f"зерно {seed}: loss на проверке {run.val_losses[-1]:.3f}"
+    assert run.val_losses[-1] <= LESSON_BAR, f"зерно {seed}: потери на проверке {run.val_losses[-1]:.3f}"
 
 
 def test_the_shipped_checkpoint_is_as_good_as_the_lesson_says(corpus, checkpoint):

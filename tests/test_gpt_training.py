@@ -45,7 +45,7 @@ def test_a_short_run_learns_the_text():
     run = train_gpt(TEXT, 40, seed=0, snapshot_steps=(0, 40), progress=Spy(), **TINY)
     assert run.val_steps.tolist() == [0, 10, 20, 30, 40]
     assert run.val_losses[0] > np.log(V) - 0.5, "до обучения loss должен быть около ln(V)"
-    assert run.val_losses[-1] < run.val_losses[0] - 1.0, f"loss на проверке не упал: {run.val_losses}"
+    assert run.val_losses[-1] < run.val_losses[0] - 1.0, f"потери на проверке не упали: {run.val_losses}"
     assert run.losses.shape == (40,) and run.losses[-5:].mean() < run.losses[:5].mean() - 1.0
 
 

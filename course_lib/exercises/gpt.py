@@ -1,4 +1,4 @@
-"""Упражнения урока 10: вероятности следующего символа с температурой и top-k; loss биграммной модели."""
+"""Упражнения урока 10: вероятности следующего символа с температурой и top-k; потери биграммной модели."""
 
 import numpy as np
 
@@ -68,7 +68,7 @@ def check_next_token_probs(candidate):
 
 @checker
 def check_bigram_loss(candidate):
-    """candidate(train_ids, val_ids, V) -> loss (наты) биграммной модели со счётом пар + 1 на проверке."""
+    """candidate(train_ids, val_ids, V) -> потери (наты) биграммной модели со счётом пар + 1 на проверке."""
     rng = np.random.default_rng(12)
     cases = []
     for V, n in [(4, 60), (7, 200), (3, 40)]:
@@ -84,7 +84,7 @@ def check_bigram_loss(candidate):
             if out.size == 1:
                 out = out.reshape(())
             else:
-                raise Wrong(f"{where}нужно одно число — средний loss, а пришёл массив формы {out.shape}: .mean()")
+                raise Wrong(f"{where}нужно одно число — средние потери, а пришёл массив формы {out.shape}: .mean()")
         right = bigram_loss(train, val, V)
         counts = bigram_counts(train, V)
         pairs = (val[:-1], val[1:])
@@ -96,9 +96,9 @@ def check_bigram_loss(candidate):
             (lambda: -np.log(counts / counts.sum(axis=1, keepdims=True))[pairs[::-1]].mean(),
              "пара перевёрнута: строка — текущий символ val[:-1], столбец — следующий val[1:]"),
             (lambda: -np.log2(counts / counts.sum(axis=1, keepdims=True))[pairs].mean(),
-             "это биты (log2), а loss в натах: np.log"),
+             "это биты (log2), а потери — в натах: np.log"),
             (lambda: np.log(counts / counts.sum(axis=1, keepdims=True))[pairs].mean(),
-             "потерян минус: loss = −среднее логарифма вероятности"),
+             "потерян минус: потери = −среднее логарифма вероятности"),
             (lambda: -np.log(counts / counts.sum(axis=1, keepdims=True))[pairs].sum(),
              "это сумма по парам, а нужно среднее: .mean()"),
             (lambda: bigram_loss(train, train, V), "loss посчитан на обучающей части, а нужен на проверочной: val_ids"),
@@ -113,8 +113,8 @@ def check_bigram_loss(candidate):
              "к сумме строки прибавлена 1, а к каждой из V клеток прибавили по 1: делите на сумму новой строки"),
         ], where, tol=tolerance(10))
         if not np.isfinite(out):
-            raise Wrong(f"{where}loss бесконечен: в проверке есть пара, которой не было в обучении, у неё "
+            raise Wrong(f"{where}потери бесконечны: в проверке есть пара, которой не было в обучении, у неё "
                         "вероятность 0. Прибавьте 1 к счёту каждой пары (сглаживание Лапласа)")
-        expect_close(out, right, f"{where}loss неверный: −среднее log p(следующий | текущий), p — из счёта пар + 1",
+        expect_close(out, right, f"{where}потери неверны: −среднее log p(следующий | текущий), p — из счёта пар + 1",
                      tol=tolerance(10))
-    return "loss биграмм — точка отсчёта: GPT, чтобы быть полезной, должна опуститься ниже"
+    return "потери биграмм — точка отсчёта: GPT, чтобы быть полезной, должна опуститься ниже"

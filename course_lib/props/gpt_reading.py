@@ -1,4 +1,4 @@
-"""Чтение обученного GPT (урок 10): точки отсчёта для loss, свойства текста, оценки голов и их абляция.
+"""Чтение обученного GPT (урок 10): точки отсчёта для потерь, свойства текста, оценки голов и их абляция.
 
 - `unigram_loss`, `bigram_loss` — loss на проверке у моделей-счётчиков: с ними сравнивают loss GPT;
 - `known_word_share`, `longest_run` — измеримые свойства образца текста (вместо «на глаз»);
@@ -99,6 +99,6 @@ def head_scores(model, windows, space_id, L=32):
 
 
 def ablation_costs(model, val_windows, heads):
-    """На сколько нат вырастает loss на проверке без каждой головы из heads (список пар (слой, голова)) -> (len(heads),)."""
+    """На сколько нат вырастают потери на проверке без каждой головы из heads (список пар (слой, голова)) -> (len(heads),)."""
     base = evaluate(model, val_windows)
     return np.array([evaluate(ablate(model, [head]), val_windows) - base for head in heads])

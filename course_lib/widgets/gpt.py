@@ -214,14 +214,14 @@ def samples_view(run, step):
 
 
 class SamplesPainter(Painter):
-    """Кривая loss на проверке с курсором на шаге снимка; образец текста — подписью."""
+    """Кривая потерь на проверке с курсором на шаге снимка; образец текста — подписью."""
 
     def draw(self, fig, view):
         ax = fig.add_subplot()
         ax.plot(view.val_steps, view.val_losses, color="#e8384f", lw=1, alpha=0.3)
-        (self.line,) = ax.plot([], [], "o-", color="#e8384f", label="loss на проверке")
+        (self.line,) = ax.plot([], [], "o-", color="#e8384f", label="потери на проверке")
         self.cursor = ax.axvline(0, color="black", lw=1)
-        ax.set(xlabel="шаг обучения", ylabel="loss, наты на символ", xlim=(-10, view.val_steps[-1] + 10))
+        ax.set(xlabel="шаг обучения", ylabel="потери, наты на символ", xlim=(-10, view.val_steps[-1] + 10))
         ax.legend(loc="upper right")
         self.title = ax.set_title(" ")
         return [self.line, self.cursor, self.title]
@@ -230,14 +230,14 @@ class SamplesPainter(Painter):
         seen = view.val_steps <= view.step
         self.line.set_data(view.val_steps[seen], view.val_losses[seen])
         self.cursor.set_xdata([view.step, view.step])
-        self.title.set_text(f"после {view.step} шагов: loss на проверке {view.val_loss:.2f}")
+        self.title.set_text(f"после {view.step} шагов: потери на проверке {view.val_loss:.2f}")
 
     def caption(self, view):
         return f"<pre style='white-space:pre-wrap'>{html.escape(view.sample)}</pre>"
 
 
 def samples_explorer(run):
-    """Ползунок «шаг» по снимкам train_gpt: loss на проверке до этого шага и что модель тогда писала."""
+    """Ползунок «шаг» по снимкам train_gpt: потери на проверке до этого шага и что модель тогда писала."""
     steps = [s.step for s in run.snapshots]
     samples_view(run, steps[-1])                                   # сразу проверяет, что снимки есть
     every = steps[1] - steps[0] if len(steps) > 1 else 1
