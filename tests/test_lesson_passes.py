@@ -54,6 +54,14 @@ def test_doubled_notebook_repeats_every_code_cell_with_its_outputs_and_tags(tmp_
     nbformat.validate(doubled)
 
 
+def test_doubled_notebook_has_the_pages_beside_it_as_in_work(tmp_path):
+    source = _notebook(tmp_path / "lesson.ipynb", CELLS)
+    (tmp_path / "glossary.md").write_text("| термин |", encoding="utf-8")
+    (tmp_path / "out").mkdir()
+    lesson_passes.doubled_notebook(source, tmp_path / "out")
+    assert (tmp_path / "out" / "glossary.md").read_text(encoding="utf-8") == "| термин |"
+
+
 def test_rerun_pass_flags_hidden_state_and_only_it(tmp_path):
     notebook = _notebook(tmp_path / "lesson.ipynb", CELLS)
     result = lesson_passes.run_job("rerun", notebook, dict(os.environ), work=tmp_path / "rerun")

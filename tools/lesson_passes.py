@@ -24,6 +24,7 @@ import copy
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import time
@@ -110,6 +111,8 @@ def doubled_notebook(notebook, folder):
     nb.cells = cells
     path = pathlib.Path(folder) / notebook.name
     nbformat.write(nb, path)
+    for page in notebook.parent.glob("*.md"):      # как в work/ ученика: урок 10 читает файл рядом с тетрадкой
+        shutil.copy(page, folder)
     return path
 
 
