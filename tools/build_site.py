@@ -53,7 +53,6 @@ ASSETS = pathlib.Path(__file__).resolve().parent / "site"
 LESSONS = ROOT / "lessons"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))      # tools/site_describe.py
-os.environ.setdefault("MPLBACKEND", "Agg")
 
 FULL_GRID = 160          # кадров: до стольких сочетаний рисуем все, иначе — по одному ползунку
 MAX_POSITIONS = 64       # положений на ползунок: у длинного (d_k до 512, зерно до 99) — каждый k-й шаг
