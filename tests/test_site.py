@@ -37,6 +37,18 @@ describe = _load("site_describe", ROOT / "tools" / "site_describe.py")
 
 # ---------------------------------------------------------------- быстрая часть
 
+def test_importing_the_builder_leaves_the_environment_alone():
+    """Сборщик работает в процессе pytest: переменная вроде MPLBACKEND перешла бы во все ядра nbval после него."""
+    import subprocess
+    import sys
+
+    code = ("import os, runpy; before = dict(os.environ); "
+            f"runpy.run_path({str(ROOT / 'tools' / 'build_site.py')!r}, run_name='not_main'); "
+            "print(sorted(set(os.environ.items()) ^ set(before.items())))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out.strip() == "[]", f"сборщик сайта поменял окружение процесса: {out.strip()}"
+
+
 def test_heatmap_description_names_each_querys_top_keys():
     import matplotlib
     matplotlib.use("Agg")
