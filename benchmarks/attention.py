@@ -85,6 +85,16 @@ def numpy_threads():
     return cpu_count()
 
 
+def optional_torch(threads):
+    """Модуль torch с `threads` потоками или None, если PyTorch не установлен (он не зависимость курса)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(threads)
+    return torch
+
+
 def print_setup(torch):
     try:
         blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]   # NumPy ≥ 1.25
@@ -225,11 +235,7 @@ def main():
     parser = argparse.ArgumentParser(description="Скорость MultiHeadAttention из course_lib против PyTorch.")
     parser.add_argument("--repeats", type=int, default=20, help="замеров на случай, не меньше 15 (по умолчанию 20)")
     args = parser.parse_args()
-    try:
-        import torch
-        torch.set_num_threads(numpy_threads())
-    except ImportError:
-        torch = None
+    torch = optional_torch(numpy_threads())
 
     print(__doc__.strip().splitlines()[0])
     print(f"N={N}, T={T}, d_model={D_MODEL}, h={HEADS} (d_head={D_HEAD}), causal=True; прогрев {WARMUP}, "

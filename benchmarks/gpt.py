@@ -25,7 +25,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import course_lib as nt
-from attention import cpu_count, measure_interleaved, ms, print_setup
+from attention import cpu_count, measure_interleaved, ms, optional_torch, print_setup
 from course_lib.optim import Adam
 
 CONFIGS = {   # имя: (V, T, d_model, головы, блоки, батч)
@@ -90,11 +90,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20, help="замеров на соперника (по умолчанию 20)")
     args = parser.parse_args()
-    try:
-        import torch
-        torch.set_num_threads(cpu_count())
-    except ImportError:
-        torch = None
+    torch = optional_torch(cpu_count())
     print(__doc__.splitlines()[0])
     print_setup(torch)
     print("BLAS NumPy на время замеров — в один поток (см. выше, почему)")
