@@ -55,19 +55,32 @@ fresh: $(LAB_STAMP)
 	@test -n "$(LESSON)" || { echo "укажите урок: make fresh LESSON=03"; exit 2; }
 	@$(BIN)/python tools/workspace.py --work $(WORK) --fresh $(LESSON)
 
-# Три части; всё идёт до конца, даже если что-то упало, и make test падает, если упало хоть что-то:
-# 1) pytest без браузерного теста (библиотека, тесты, nbval по урокам) и одновременно с ним
-#    tools/lesson_passes.py — уроки ещё два раза: на другом пути кода NumPy и с каждой ячейкой дважды;
-# 2) браузерный тест — отдельно, на спокойной машине: он печатает задержки ползунков.
+# Всё идёт до конца, даже если что-то упало, и make test падает, если упало хоть что-то.
+# Сначала три потока одновременно (на 2 ядрах заняты оба всё время):
+# 1) pytest tests/ — библиотека, виджеты, упражнения, тетрадки (кроме трёх файлов ниже);
+# 2) tools/lesson_passes.py — уроки под nbval, каждый дважды: rerun (каждая ячейка два раза подряд;
+#    первые запуски — это и есть обычный прогон `pytest lessons/`) и portability (другой путь кода NumPy).
+#    rerun кладёт прогоны GPT урока 10 в $(RUNS);
+# 3) зёрна 1 и 2 урока 10 и сайт (tests/test_gpt_lesson.py, tests/test_site.py): сайт берёт обучение урока 10
+#    из $(RUNS), если rerun его уже закончил, иначе учит сам.
+# Затем браузерный тест — отдельно, на спокойной машине (он печатает задержки ползунков); обучение урока 10 — из $(RUNS).
+RUNS := $(CURDIR)/test-artifacts/runs
+
 test: $(TEST_STAMP)
-	@mkdir -p test-artifacts
-	@status=0; \
-	$(BIN)/python tools/lesson_passes.py > test-artifacts/lesson-passes.log 2>&1 & passes=$$!; \
-	trap 'kill $$passes 2>/dev/null' INT TERM; \
-	$(BIN)/python -m pytest --ignore=tests/test_browser.py || status=1; \
+	@rm -rf $(RUNS); mkdir -p test-artifacts
+	@status=0; started=$$(date +%s); \
+	$(BIN)/python tools/lesson_passes.py --save-runs $(RUNS) > test-artifacts/lesson-passes.log 2>&1 & passes=$$!; \
+	COURSE_LIB_LOAD_RUNS=$(RUNS) $(BIN)/python -m pytest tests/test_gpt_lesson.py tests/test_site.py \
+		> test-artifacts/gpt-and-site.log 2>&1 & slow=$$!; \
+	trap 'kill $$passes $$slow 2>/dev/null' INT TERM; \
+	$(BIN)/python -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_gpt_lesson.py \
+		--ignore=tests/test_site.py || status=1; \
+	wait $$slow || status=1; \
+	echo; echo "=== tests/test_gpt_lesson.py, tests/test_site.py (шли одновременно)"; cat test-artifacts/gpt-and-site.log; \
 	wait $$passes || status=1; \
-	echo; echo "=== tools/lesson_passes.py (шёл одновременно с pytest)"; cat test-artifacts/lesson-passes.log; \
-	$(BIN)/python -m pytest tests/test_browser.py || status=1; \
+	echo; echo "=== tools/lesson_passes.py (шёл одновременно)"; cat test-artifacts/lesson-passes.log; \
+	COURSE_LIB_LOAD_RUNS=$(RUNS) $(BIN)/python -m pytest tests/test_browser.py || status=1; \
+	echo; echo "make test: $$(( $$(date +%s) - started )) с"; \
 	exit $$status
 
 # Пересобрать и исполнить все уроки из их .py (исполняется в чистом ядре сверху вниз).

@@ -9,7 +9,7 @@ import numpy as np
 from course_lib._checks import (check_axes, check_axis, check_bool, check_float, check_int, check_mask, check_memory,
                                 check_numbers, check_qkv, check_real)
 from course_lib.autograd.tensor import Tensor, as_tensor
-from course_lib.engine_room import enabled as fast_enabled, fast_cube, fused_attention
+from course_lib.engine_room import enabled as fast_enabled, fast_gelu, fused_attention
 
 
 def softmax(x, axis=-1):
@@ -41,9 +41,11 @@ def gelu(x):
     plain = not isinstance(x, Tensor)
     x = as_tensor(x, where="gelu")
     check_float(x.data, "gelu(x)", variable="x")
-    cube = fast_cube(x) if fast_enabled() else x**3        # x³; в машинном отделении — двумя умножениями (engine_room/cube.py)
-    inner = (x + 0.044715 * cube) * np.sqrt(2 / np.pi)     # √(2/π)·(x + 0.044715·x³)
-    out = 0.5 * x * (1 + inner.tanh())
+    if fast_enabled():
+        out = fast_gelu(x)                                 # машинное отделение: та же формула одной операцией (engine_room/gelu.py)
+    else:
+        inner = (x + 0.044715 * x**3) * np.sqrt(2 / np.pi)     # √(2/π)·(x + 0.044715·x³)
+        out = 0.5 * x * (1 + inner.tanh())
     return out.data if plain else out
 
 

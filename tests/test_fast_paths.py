@@ -78,14 +78,50 @@ def test_plain_and_fast_layers_agree(layer, causal):
         assert np.abs(plain - fast).max() < 1e-12, f"{layer}: {what} под nt.fast() расходится с книгой"
 
 
-def test_plain_and_fast_gelu_and_linear_agree():
-    x = rng(6).normal(size=(2, 5, 4)) * 3
+def _layer_norm(d, seed):
+    """LayerNorm(d) с неединичным масштабом и ненулевым сдвигом: иначе их вклад в формулы не виден."""
+    norm = nt.LayerNorm(d)
+    norm.weight.data, norm.bias.data = rng(seed).normal(size=d), rng(seed + 1).normal(size=d)
+    return norm
+
+
+@pytest.mark.parametrize("shape", [(2, 5, 4), (4,), (3, 4)])
+def test_plain_and_fast_gelu_linear_and_layer_norm_agree(shape):
+    x = rng(6).normal(size=shape) * 3
     nt.manual_seed(0)
-    layer = nt.Linear(4, 6)
-    for fn in (nt.gelu, layer):
+    linear, norm = nt.Linear(4, 6), _layer_norm(4, 8)
+    for fn in (nt.gelu, linear, norm):
         plain, fast = both_paths(fn, [x])
         for p, f in zip(plain, fast):
-            assert np.abs(p - f).max() < 1e-12
+            assert np.abs(p - f).max() < 1e-12, f"{fn}: под nt.fast() расходится с книгой"
+    plain, fast = [], []
+    for on, grads in ((False, plain), (True, fast)):
+        norm.weight.grad = norm.bias.grad = None
+        xt = nt.tensor(x, requires_grad=True)
+        with nt.fast(on):
+            (norm(xt) * upstream_weights(x.shape)).sum().backward()
+        grads += [norm.weight.grad, norm.bias.grad]
+    for p, f in zip(plain, fast):
+        assert np.abs(p - f).max() < 1e-12, "LayerNorm: градиенты weight и bias под nt.fast() расходятся с книгой"
+
+
+def test_fast_gelu_and_layer_norm_gradients_match_finite_differences():
+    x = rng(12).normal(size=(2, 3, 5)) * 2
+    norm = _layer_norm(5, 14)
+    with nt.fast():
+        assert_grads_match(nt.gelu, [x], names=["x (GELU)"])
+        assert_grads_match(norm, [x], names=["x (LayerNorm)"])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fast_gelu_and_layer_norm_keep_dtype(dtype):
+    x = nt.tensor(rng(16).normal(size=(2, 3, 4)).astype(dtype), requires_grad=True)
+    norm = _layer_norm(4, 17).to(dtype)
+    with nt.fast():
+        out = norm(nt.gelu(x))
+        out.sum().backward()
+    assert out.dtype == x.grad.dtype == dtype
+    assert norm.weight.grad.dtype == norm.bias.grad.dtype == dtype
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -2,8 +2,10 @@
 
 Быстрая часть — без браузера: описания рисунков по данным, выбор положений длинного ползунка,
 ссылки между страницами. Браузерная — Chromium из Debian (как tests/test_browser.py), сайт
-собирается один раз за сессию во временную папку (это дорого: все уроки исполняются заново и
-рисуются все кадры; `SITE_DIR=site` берёт уже собранный `make site`). Каждая страница открывается
+собирается один раз за сессию во временную папку (это дорого: все уроки исполняются заново), с бюджетом
+кадров build_site.CHECK — меньше положений на ползунок, чем у `make site` (PUBLISH), а код сборки и проверки
+те же; `SITE_DIR=site` берёт уже собранный `make site`. В make test обучение урока 10 сборка берёт
+из прогона уроков (COURSE_LIB_LOAD_RUNS, см. Makefile). Каждая страница открывается
 с file://, всё, что не file:// внутри сайта, обрывается и считается; каждый ползунок каждого
 проигрывателя двигается с клавиатуры. Пиксели кадра сверяются с тем, что рисуют функция вида
 и художник, на выборке: виджеты уроков PIXEL_LESSONS (урок исполняется ещё раз, в процессе).
@@ -78,7 +80,7 @@ def test_long_slider_keeps_both_ends_and_the_start_and_at_most_the_budget():
     slider = widgets.IntSlider(value=64, min=1, max=512)
     positions = build_site._positions(slider, 64)
     assert positions[0] == 1 and positions[-1] == 512 and 64 in positions
-    assert len(positions) <= build_site.MAX_POSITIONS + 2
+    assert len(positions) <= build_site.PUBLISH.max_positions + 2
     assert build_site._positions(widgets.IntSlider(value=2, min=0, max=5), 2) == [0, 1, 2, 3, 4, 5]
 
 
@@ -99,7 +101,7 @@ def site(tmp_path_factory):
     if given:
         return pathlib.Path(given).resolve()
     out = tmp_path_factory.mktemp("site") / "site"
-    build_site.build(out)
+    build_site.build(out, budget=build_site.CHECK)      # меньше кадров на ползунок, тот же код и те же проверки
     return out
 
 
@@ -148,8 +150,15 @@ def test_every_widget_of_every_notebook_became_a_player(site):
 
 
 def test_site_is_small_enough_to_publish(site):
-    total = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
-    assert total < 50 * 2**20, f"сайт {total / 2**20:.1f} МБ"
+    """Размер сайта с бюджетом PUBLISH (make site): у проигрывателей — средний кадр × сколько положений нарисовала бы
+    та сборка; сайт, собранный с PUBLISH (SITE_DIR=site), оценивается той же формулой точно."""
+    report = json.loads((site / "build-report.json").read_text(encoding="utf-8"))
+    players = report["players"]
+    assert players and all(p["states"] <= p["states_when_published"] for p in players)
+    frames = sum(p["bytes"] for p in players)
+    published = sum(p["bytes"] / p["states"] * p["states_when_published"] for p in players)
+    total = report["total_bytes"] - frames + published
+    assert total < 50 * 2**20, f"сайт с бюджетом PUBLISH — около {total / 2**20:.1f} МБ"
 
 
 # ---------------------------------------------------------------- браузер

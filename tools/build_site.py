@@ -20,7 +20,7 @@
 - Проигрыватель: кадры рисуют те же функция вида и художник (`explorer.view`, `explorer.live.render`),
   что и в Jupyter. Положения ползунков перебираются через сами ipywidgets (работает `sync`: T
   тянет за собой «запрос №»), перерисовка на время перебора выключена. Если всех сочетаний не
-  больше FULL_GRID — рисуются все; иначе каждый ползунок по всему диапазону при остальных в начальном
+  больше Budget.full_grid — рисуются все; иначе каждый ползунок по всему диапазону при остальных в начальном
   положении (страница говорит об этом одной строкой). Кадр — WebP без потерь (точные пиксели,
   меньше PNG); одинаковые кадры хранятся один раз. Для кадра хранятся положения всех ползунков,
   их пределы (если sync их сдвинул), подпись художника, message вида и описание рисунка.
@@ -47,6 +47,7 @@ import shutil
 import sys
 import time
 import warnings
+from dataclasses import dataclass
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 ASSETS = pathlib.Path(__file__).resolve().parent / "site"
@@ -54,8 +55,20 @@ LESSONS = ROOT / "lessons"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))      # tools/site_describe.py
 
-FULL_GRID = 160          # кадров: до стольких сочетаний рисуем все, иначе — по одному ползунку
-MAX_POSITIONS = 64       # положений на ползунок: у длинного (d_k до 512, зерно до 99) — каждый k-й шаг
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Сколько кадров рисовать: все сочетания положений, если их не больше full_grid, иначе — по одному
+    ползунку; у длинного ползунка — не больше max_positions положений (каждый k-й шаг, оба края и начало)."""
+    full_grid: int
+    max_positions: int
+
+
+PUBLISH = Budget(full_grid=160, max_positions=64)     # make site: сайт, который публикуют
+# tests/test_site.py в make test: тот же код сборки и те же проверки каждого проигрывателя, но кадров
+# в несколько раз меньше (сборка с PUBLISH — около 3 минут процессора, а бюджет make test — 12 минут на 2 ядрах).
+CHECK = Budget(full_grid=24, max_positions=5)
 WIDGET_REPR = re.compile(r"^(\w+)\(children=\(HBox\(children=\(")
 OTHER_WIDGET = re.compile(r"^([A-Z]\w*)\((children|value|layout|description|max|min)=")   # полоса прогресса и т. п.
 LIVE = "<code>make lab</code>"
@@ -176,13 +189,13 @@ def _set_position(control, position):
         control.index = position
 
 
-def _positions(control, start=None):
-    """Положения ползунка при его нынешних пределах; у длинного — не больше MAX_POSITIONS (равный шаг,
-    плюс оба края и начальное положение)."""
+def _positions(control, start=None, budget=PUBLISH):
+    """Положения ползунка при его нынешних пределах; у длинного — не больше budget.max_positions
+    (равный шаг, плюс оба края и начальное положение)."""
     kind = _kind(control)
     if kind in ("range", "log"):
         count = round((control.max - control.min) / control.step) + 1
-        stride = math.ceil(count / MAX_POSITIONS)
+        stride = math.ceil(count / budget.max_positions)
         chosen = set(range(0, count, stride)) | {count - 1}
         positions = {round(control.min + k * control.step, 6) for k in chosen}
         if start is not None and control.min - 1e-9 <= start <= control.max + 1e-9:
@@ -195,11 +208,11 @@ def _positions(control, start=None):
     return []
 
 
-def _stride(control):
+def _stride(control, budget=PUBLISH):
     """Через сколько шагов нарисованы кадры ползунка (1 — каждый шаг)."""
     if _kind(control) not in ("range", "log"):
         return 1
-    return math.ceil((round((control.max - control.min) / control.step) + 1) / MAX_POSITIONS)
+    return math.ceil((round((control.max - control.min) / control.step) + 1) / budget.max_positions)
 
 
 def _spec(name, control):
@@ -228,8 +241,8 @@ def _encode(frame):
 class Player:
     """Кадры одного виджета: перебор положений ползунков через сам виджет, кадр — функцией вида и художником."""
 
-    def __init__(self, explorer, start, ident, out):
-        self.explorer, self.start, self.ident, self.out = explorer, dict(start), ident, out
+    def __init__(self, explorer, start, ident, out, budget=PUBLISH):
+        self.explorer, self.start, self.ident, self.out, self.budget = explorer, dict(start), ident, out, budget
         self.controls = explorer.controls
         self.full = False
         self.names = [n for n, c in self.controls.items() if _interactive(c)]
@@ -237,9 +250,18 @@ class Player:
         self._reset()
         self.key_start = {n: _position(self.controls[n]) for n in self.names}
 
-    def grid_size(self):
+    def grid_size(self, budget=None):
         self._reset()
-        return math.prod(len(_positions(self.controls[n], self.key_start[n])) for n in self.names)
+        budget = budget or self.budget
+        return math.prod(len(_positions(self.controls[n], self.key_start[n], budget)) for n in self.names)
+
+    def states_when_published(self):
+        """Сколько положений нарисовала бы сборка с бюджетом PUBLISH (без рисования): для оценки размера сайта."""
+        grid = self.grid_size(PUBLISH)
+        if grid <= PUBLISH.full_grid:
+            return grid
+        self._reset()
+        return 1 + sum(len(_positions(self.controls[n], self.key_start[n], PUBLISH)) for n in self.names)
 
     def _reset(self):
         for name, value in self.start.items():
@@ -251,16 +273,16 @@ class Player:
         explorer = self.explorer
         explorer.update = lambda: None                    # перебор без перерисовки; кадр рисуем сами
         try:
-            self.full = self.grid_size() <= FULL_GRID
+            self.full = self.grid_size() <= self.budget.full_grid
             if self.full:
                 self._walk(0)
-            if not self.full or len(self.frames) > 2 * FULL_GRID:
+            if not self.full or len(self.frames) > 2 * self.budget.full_grid:
                 self.full, self.frames = False, {}
                 self._reset()
                 self._snap(describe_figure, plain)
                 for name in self.names:
                     self._reset()
-                    for position in _positions(self.controls[name], self.key_start[name]):
+                    for position in _positions(self.controls[name], self.key_start[name], self.budget):
                         self._reset()
                         _set_position(self.controls[name], position)
                         self._snap(describe_figure, plain)
@@ -275,10 +297,10 @@ class Player:
             self._snap(describe_figure, plain)
             return
         control = self.controls[self.names[depth]]
-        for position in _positions(control, self.key_start[self.names[depth]]):
+        for position in _positions(control, self.key_start[self.names[depth]], self.budget):
             _set_position(control, position)
             self._walk(depth + 1)
-            if len(self.frames) > 2 * FULL_GRID:
+            if len(self.frames) > 2 * self.budget.full_grid:
                 return
 
     def _snap(self, describe_figure, plain):
@@ -314,8 +336,8 @@ class Player:
         mode = ("Нарисованы все сочетания положений ползунков." if self.full else
                 "Сочетаний слишком много: каждый ползунок двигается один, остальные при этом возвращаются "
                 "в начальное положение.")
-        sparse = [f"«{self.controls[n].description or n}» — каждый {_stride(self.controls[n])}-й шаг"
-                  for n in self.names if _stride(self.controls[n]) > 1]
+        sparse = [f"«{self.controls[n].description or n}» — каждый {_stride(self.controls[n], self.budget)}-й шаг"
+                  for n in self.names if _stride(self.controls[n], self.budget) > 1]
         if sparse:
             mode += " Длинные ползунки нарисованы не на каждом шаге: " + ", ".join(sparse) + '.'
         rows = []
@@ -423,7 +445,7 @@ class Lesson:
                            for line in cell["source"].splitlines() if line.startswith("# ")), self.stem)
 
 
-def render_lesson(lesson, recorder, out, lessons, report):
+def render_lesson(lesson, recorder, out, lessons, report, budget=PUBLISH):
     parts, figure_count = [], 0
     widget_number = 0
     for index, cell in enumerate(lesson.notebook["cells"]):
@@ -463,11 +485,12 @@ def render_lesson(lesson, recorder, out, lessons, report):
                     widget_number += 1
                     ident = f"w{lesson.number}-{widget_number}"
                     started = time.perf_counter()
-                    player = Player(explorer, start, ident, out).build()
+                    player = Player(explorer, start, ident, out, budget).build()
                     report["players"].append({"lesson": lesson.stem, "id": ident, "widget": type(explorer).__name__,
                                               "frames": len(player.files), "states": len(player.frames),
                                               "bytes": player.bytes, "full": player.full,
                                               "seconds": time.perf_counter() - started,
+                                              "states_when_published": player.states_when_published(),
                                               "controls": player.names})
                     parts.append(player.html())
                     continue
@@ -581,7 +604,7 @@ def copy_mathjax(out):
     shutil.copytree(static, target, ignore=skip)
 
 
-def build(out, only=()):
+def build(out, only=(), budget=PUBLISH):
     started = time.perf_counter()
     from pygments.formatters import HtmlFormatter
     out = pathlib.Path(out)
@@ -610,7 +633,7 @@ def build(out, only=()):
         ran = time.perf_counter() - began
         report["warnings"] += [f"{lesson.stem}, ячейка {i}: при исполнении упала ({e}), а в тетрадке — нет"
                                for i, e in recorder.errors.items()]
-        (out / f"{lesson.stem}.html").write_text(render_lesson(lesson, recorder, out, lessons, report), encoding="utf-8")
+        (out / f"{lesson.stem}.html").write_text(render_lesson(lesson, recorder, out, lessons, report, budget), encoding="utf-8")
         report["pages"].append(f"{lesson.stem}.html")
         print(f"{lesson.stem}: исполнен за {ran:.0f} с, страница за {time.perf_counter() - began - ran:.0f} с", flush=True)
     total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())

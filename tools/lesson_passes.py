@@ -194,6 +194,9 @@ def main(argv=None):
     parser.add_argument("notebooks", nargs="*", type=pathlib.Path, help="тетрадки (по умолчанию все уроки)")
     parser.add_argument("--passes", nargs="+", choices=PASSES, default=["portability", "rerun"])
     parser.add_argument("--jobs", type=int, default=2, help="сколько тетрадок исполнять одновременно")
+    parser.add_argument("--save-runs", type=pathlib.Path, metavar="ПАПКА",
+                        help="проход rerun кладёт сюда прогоны train_gpt (COURSE_LIB_SAVE_RUNS): сайт и браузерный "
+                             "тест в make test берут их оттуда и не учат модель урока 10 ещё раз")
     args = parser.parse_args(argv)
     notebooks = [p.resolve() for p in args.notebooks] or sorted(LESSONS.glob("[0-9][0-9]_*.ipynb"))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -215,10 +218,14 @@ def main(argv=None):
         lines.append("plain: обычный прогон nbval, как `pytest lessons/`")
     if "rerun" in args.passes:
         envs["rerun"] = dict(os.environ)
+        if args.save_runs:
+            envs["rerun"]["COURSE_LIB_SAVE_RUNS"] = str(args.save_runs.resolve())
         lines.append("rerun: каждая кодовая ячейка дважды подряд, оба вывода сверяются с тетрадкой")
 
     figures = kernel_ipython_dir()                        # и здесь ядра проверяют, что подписи картинок в фигуре
     envs = {kind: dict(env, IPYTHONDIR=figures) for kind, env in envs.items()}
+    for env in envs.values():               # проходы сверяют числа обучения — учат всегда сами, чужих прогонов не берут
+        env.pop("COURSE_LIB_LOAD_RUNS", None)
     jobs = order_longest_first([(kind, nb) for kind in envs for nb in notebooks])
     started = time.perf_counter()
     results = []

@@ -5,11 +5,12 @@
 
     attention.py — внимание одной операцией: оценки, маска, softmax и веса @ v кусками по кэшу, со своим backward;
     linear.py    — x @ W слоя Linear одним большим умножением (и его градиенты), большие — на все ядра;
-    cube.py      — x³ для GELU двумя умножениями (общий pow NumPy в ~50 раз медленнее);
+    gelu.py      — GELU одной операцией с готовой производной (книга строит её из восьми операций);
+    layer_norm.py — LayerNorm одной операцией с готовой производной (в книге — дюжина операций);
     pool.py      — свой пул потоков: куски этих операций на все ядра, BLAS в каждом куске — в один поток.
 
-Выключатель — `with nt.fast():`. Внутри блока публичные вызовы те же, но три места берут быстрый путь:
-`scaled_dot_product_attention`, `Linear.forward` и `gelu` (каждое — одной строкой с `fast_enabled()`).
+Выключатель — `with nt.fast():`. Внутри блока публичные вызовы те же, но четыре места берут быстрый путь:
+`scaled_dot_product_attention`, `Linear.forward`, `gelu` и `LayerNorm.forward` (каждое — одной строкой с `fast_enabled()`).
 Вне блока всё идёт по книге. Сама библиотека выключатель не включает; это делают те, кому нужна
 скорость, и говорят об этом: обучение в props/training.py, замеры урока 08, benchmarks/.
 
@@ -23,7 +24,8 @@ import threading
 from course_lib._checks import check_bool
 
 from course_lib.engine_room.attention import fused_attention
-from course_lib.engine_room.cube import fast_cube
+from course_lib.engine_room.gelu import fast_gelu
+from course_lib.engine_room.layer_norm import fast_layer_norm
 from course_lib.engine_room.linear import fast_linear
 
 _state = threading.local()        # у каждого потока свой выключатель
@@ -50,4 +52,4 @@ def enabled():
     return getattr(_state, "on", False)
 
 
-__all__ = ["fast", "enabled", "fused_attention", "fast_linear", "fast_cube"]
+__all__ = ["fast", "enabled", "fused_attention", "fast_linear", "fast_gelu", "fast_layer_norm"]
