@@ -95,6 +95,30 @@ def test_the_cache_forgets_the_oldest_runs():
     assert len(gpt_training._RUNS) == gpt_training.CACHE_SIZE
 
 
+def test_a_run_saved_by_one_process_is_loaded_by_another_and_only_when_asked(tmp_path, monkeypatch):
+    """COURSE_LIB_SAVE_RUNS / COURSE_LIB_LOAD_RUNS (make test): файл прогона — те же числа без обучения."""
+    monkeypatch.setenv("COURSE_LIB_SAVE_RUNS", str(tmp_path))
+    saved = train_gpt(TEXT, 6, seed=5, progress=Spy(), **TINY)
+    assert len(list(tmp_path.glob("*.pickle"))) == 1
+    monkeypatch.delenv("COURSE_LIB_SAVE_RUNS")
+    forget_runs()                                    # как новый процесс: в памяти ничего нет
+    spy = Spy()
+    monkeypatch.setenv("COURSE_LIB_LOAD_RUNS", str(tmp_path))
+    loaded = train_gpt(TEXT, 6, seed=5, progress=spy, **TINY)
+    assert spy.calls == [], "прогон из папки учился заново"
+    np.testing.assert_array_equal(loaded.losses, saved.losses)
+    np.testing.assert_array_equal(loaded.model.unembed.weight.data, saved.model.unembed.weight.data)
+    other = Spy()
+    train_gpt(TEXT, 7, seed=5, progress=other, **TINY)          # другие аргументы — другого файла нет: учит
+    assert other.calls
+    forget_runs()
+    monkeypatch.delenv("COURSE_LIB_LOAD_RUNS")
+    again = Spy()
+    train_gpt(TEXT, 6, seed=5, progress=again, **TINY)          # без переменной папка не читается
+    assert again.calls
+    forget_runs()
+
+
 def test_windows_batches_and_split():
     ids = np.arange(100)
     train, val = split_ids(ids, T=8, val_fraction=0.1)

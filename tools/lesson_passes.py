@@ -181,12 +181,22 @@ def describe(result):
 
 
 def order_longest_first(jobs):
-    """Сначала долгие уроки (по прошлому запуску): два процесса заканчивают почти одновременно."""
+    """Сначала долгие уроки (по прошлому запуску): два процесса заканчивают почти одновременно.
+
+    Без прошлого запуска (свежий клон) — поздние уроки раньше ранних (они дольше), rerun раньше portability:
+    прогоны урока 10 из rerun ждут сайт и браузерный тест (--save-runs).
+    """
     try:
         last = json.loads((ARTIFACTS / "seconds.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         last = {}
-    return sorted(jobs, key=lambda job: -last.get(f"{job[0]} {job[1].stem}", 1e9))
+
+    def seconds(job):
+        kind, notebook = job
+        guess = 1e6 + 10 * int(notebook.stem[:2]) + (kind == "rerun") if notebook.stem[:2].isdigit() else 1e6
+        return last.get(f"{kind} {notebook.stem}", guess)
+
+    return sorted(jobs, key=lambda job: -seconds(job))
 
 
 def main(argv=None):
