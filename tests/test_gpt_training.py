@@ -119,6 +119,15 @@ def test_a_run_saved_by_one_process_is_loaded_by_another_and_only_when_asked(tmp
     forget_runs()
 
 
+def test_snapshots_do_not_change_the_training():
+    """Образцы и веса на снимках — своим генератором и без графа: с ними и без них потери те же (test_gpt_lesson этим пользуется)."""
+    with_snapshots = train_gpt(TEXT, 12, seed=6, snapshot_steps=(0, 4, 8, 12), progress=Spy(), **dict(TINY, eval_every=4))
+    without = train_gpt(TEXT, 12, seed=6, progress=Spy(), **dict(TINY, eval_every=4))
+    assert len(with_snapshots.snapshots) == 4 and without.snapshots == []
+    np.testing.assert_array_equal(with_snapshots.losses, without.losses)
+    np.testing.assert_array_equal(with_snapshots.val_losses, without.val_losses)
+
+
 def test_windows_batches_and_split():
     ids = np.arange(100)
     train, val = split_ids(ids, T=8, val_fraction=0.1)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib import patheffects
 from matplotlib.patches import Rectangle
 
 from course_lib import vis
@@ -133,8 +134,12 @@ class ExplorerPainter(Painter):
 
 
 def _row_frame(T, x0=-0.5, y0=-0.5):
-    """Красная рамка вокруг строки выбранного запроса в панели с левым верхним углом (x0, y0)."""
-    return Rectangle((x0, y0), T, 1, fill=False, edgecolor="#e8384f", linewidth=1.6)
+    """Красная рамка вокруг строки выбранного запроса в панели с левым верхним углом (x0, y0).
+
+    С белой каймой: красный на зелёно-бирюзовой середине viridis по яркости почти тот же (а для читателя,
+    не различающего красный и зелёный, сливается вовсе), белая кайма отделяет рамку от любой клетки."""
+    return Rectangle((x0, y0), T, 1, fill=False, edgecolor="#e8384f", linewidth=1.6,
+                     path_effects=[patheffects.withStroke(linewidth=3.6, foreground="white")])
 
 
 class AttentionExplorer(Explorer):
