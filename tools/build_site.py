@@ -256,7 +256,10 @@ class Player:
         return math.prod(len(_positions(self.controls[n], self.key_start[n], budget)) for n in self.names)
 
     def states_when_published(self):
-        """Сколько положений нарисовала бы сборка с бюджетом PUBLISH (без рисования): для оценки размера сайта."""
+        """Сколько положений нарисовала бы сборка с бюджетом PUBLISH (без рисования): для оценки размера сайта.
+
+        Оценка: пределы ползунков берутся при начальном положении, а sync может их двигать (урок 08: «прочитано»
+        до 24 // B) — тогда настоящих положений чуть больше или меньше."""
         grid = self.grid_size(PUBLISH)
         if grid <= PUBLISH.full_grid:
             return grid
@@ -490,7 +493,8 @@ def render_lesson(lesson, recorder, out, lessons, report, budget=PUBLISH):
                                               "frames": len(player.files), "states": len(player.frames),
                                               "bytes": player.bytes, "full": player.full,
                                               "seconds": time.perf_counter() - started,
-                                              "states_when_published": player.states_when_published(),
+                                              "states_when_published": (len(player.frames) if budget == PUBLISH
+                                                                        else player.states_when_published()),
                                               "controls": player.names})
                     parts.append(player.html())
                     continue
