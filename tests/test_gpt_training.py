@@ -117,6 +117,9 @@ def test_a_run_saved_by_one_process_is_loaded_by_another_and_only_when_asked(tmp
     train_gpt(TEXT, 6, seed=5, progress=again, **TINY)          # без переменной папка не читается
     assert again.calls
     forget_runs()
+    monkeypatch.setenv("COURSE_LIB_LOAD_RUNS", "test-artifacts/runs")   # относительный путь в ядре значил бы другое
+    with pytest.raises(ValueError, match="COURSE_LIB_LOAD_RUNS должна быть абсолютным путём"):
+        train_gpt(TEXT, 6, seed=5, progress=Spy(), **TINY)
 
 
 def test_snapshots_do_not_change_the_training():

@@ -156,6 +156,8 @@ def _shared_path(variable, key):
     folder = os.environ.get(variable)
     if not folder:
         return None
+    if not os.path.isabs(folder):          # ядро Jupyter и сборка сайта работают из своей папки: относительный путь там другой
+        raise ValueError(f"{variable} должна быть абсолютным путём к папке прогонов, а пришло {folder!r}")
     return pathlib.Path(folder) / (hashlib.sha256(repr(key).encode("utf-8")).hexdigest()[:32] + ".pickle")
 
 
