@@ -194,9 +194,8 @@ def _positions(control, start=None, budget=PUBLISH):
     (равный шаг, плюс оба края и начальное положение)."""
     kind = _kind(control)
     if kind in ("range", "log"):
-        count = round((control.max - control.min) / control.step) + 1
-        stride = math.ceil(count / budget.max_positions)
-        chosen = set(range(0, count, stride)) | {count - 1}
+        count = _steps(control)
+        chosen = set(range(0, count, _stride(control, budget))) | {count - 1}
         positions = {round(control.min + k * control.step, 6) for k in chosen}
         if start is not None and control.min - 1e-9 <= start <= control.max + 1e-9:
             positions.add(start)
@@ -208,11 +207,16 @@ def _positions(control, start=None, budget=PUBLISH):
     return []
 
 
+def _steps(control):
+    """Сколько положений у ползунка (range или log) при его нынешних пределах."""
+    return round((control.max - control.min) / control.step) + 1
+
+
 def _stride(control, budget=PUBLISH):
     """Через сколько шагов нарисованы кадры ползунка (1 — каждый шаг)."""
     if _kind(control) not in ("range", "log"):
         return 1
-    return math.ceil((round((control.max - control.min) / control.step) + 1) / budget.max_positions)
+    return math.ceil(_steps(control) / budget.max_positions)
 
 
 def _spec(name, control):

@@ -6,7 +6,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_int, check_numbers
+from course_lib._checks import check_bool, check_int, check_numbers
 from course_lib.autograd.tensor import Tensor, no_grad
 from course_lib.nn.block import TransformerBlock
 from course_lib.nn.layers import Embedding, Linear
@@ -34,8 +34,7 @@ class GPT(Module):
         check_int(max_len, "max_len", "GPT", meaning=" (сколько позиций знает модель)")
         check_int(num_layers, "num_layers", "GPT", meaning=" (сколько блоков в стопке)")
         self.vocab_size, self.max_len, self.num_layers = vocab_size, max_len, num_layers
-        if not isinstance(causal, bool):
-            raise TypeError(f"causal — True (причинная маска, как у GPT) или False (без маски), а пришло {causal!r}")
+        causal = check_bool(causal, "causal", "GPT", meaning=" (True — причинная маска, как у GPT; False — без маски)")
         self.d_model, self.num_heads, self.causal = d_model, num_heads, causal
         self.tokens = Embedding(vocab_size, d_model)
         self.positions = Embedding(max_len, d_model)
