@@ -37,7 +37,6 @@
 
 # %%
 import inspect
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -296,6 +295,8 @@ print(inspect.getsource(TinyLM.forward))
 # Обучение идёт в один поток BLAS (библиотеки, которая умножает матрицы для NumPy): на матрицах
 # 32 × 32 второй поток не ускоряет, а только тратит процессор — это измеряет `benchmarks/training.py`.
 # Шаги идут внутри `with nt.fast():` — те же формулы, слитые (урок 08 показывает, как). Тысяча шагов — несколько секунд.
+# `train_induction` помнит прогоны: та же модель (те же начальные веса) с теми же аргументами второй раз не
+# учится — перезапуск ячейки отдаёт те же веса и ту же историю сразу, а `history.seconds` — время настоящего обучения.
 
 # %%
 from course_lib.props.induction_training import evaluate, train_induction
@@ -303,9 +304,8 @@ from course_lib.props.induction_training import evaluate, train_induction
 probe = repeated_blocks(1, 10, np.random.default_rng(4))[0]                 # (21,): пробная последовательность
 nt.manual_seed(0)
 model = attention_only(num_layers=2)
-started = time.process_time()
 history = train_induction(model, steps=1000, seed=0, lr=1e-2, probe=probe, snapshot_every=10)
-main_seconds = time.process_time() - started
+main_seconds = history.seconds                             # процессорное время обучения
 report = evaluate(model)                                   # 224 новые последовательности, длины 6…12
 print(f"потери второй копии < 1.0 нат: {report.second < 1.0};  первой копии близко к ln V (±0.4): "
       f"{abs(report.first - np.log(VOCAB)) < 0.4}")
@@ -497,9 +497,8 @@ plt.show()
 # %%
 nt.manual_seed(0)
 one_layer = attention_only(num_layers=1)
-started = time.process_time()
 one_history = train_induction(one_layer, steps=1000, seed=0, lr=1e-2)
-one_seconds = time.process_time() - started
+one_seconds = one_history.seconds
 one_report = evaluate(one_layer)
 print("однослойная модель: потери второй копии ≥ 1.3 нат:", one_report.second >= 1.3)
 assert one_report.second >= 1.3
@@ -530,9 +529,7 @@ plt.show()
 # %%
 nt.manual_seed(0)
 fixed = attention_only(num_layers=1)
-started = time.process_time()
-train_induction(fixed, steps=500, seed=0, lr=1e-2, lengths=(8, 8))
-fixed_seconds = time.process_time() - started
+fixed_seconds = train_induction(fixed, steps=500, seed=0, lr=1e-2, lengths=(8, 8)).seconds
 at_8 = evaluate(fixed, lengths=(8, 8)).second
 others = [evaluate(fixed, lengths=(L, L)).second for L in range(6, 13) if L != 8]
 print(f"блок длины 8: потери второй копии < 0.1 — {at_8 < 0.1};  другие длины: все хуже, чем наугад — "
@@ -598,9 +595,8 @@ assert accuracy >= 0.9
 # %%
 nt.manual_seed(0)
 full = TinyLM([nt.nn.TransformerBlock(32, num_heads=2) for _ in range(2)], d_model=32)
-started = time.process_time()
 full_history = train_induction(full, steps=600, seed=0, lr=3e-3)
-full_seconds = time.process_time() - started
+full_seconds = full_history.seconds
 full_report = evaluate(full)
 print(f"параметров: {full.num_params():,} (у модели из одного внимания {model.num_params():,})")
 print("потери второй копии < 1.0 нат:", full_report.second < 1.0)

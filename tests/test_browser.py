@@ -666,7 +666,7 @@ def _undriven_sliders(page, outputs, drives):
 
 @pytest.mark.parametrize("server, name", [(front, name) for front in FRONT_ENDS
                                           for name in ALL_NOTEBOOKS if FRONT_END_OF[name] == front],
-                         indirect=["server"])
+                         indirect=["server"], scope="module")   # иначе сервер и браузер поднимались бы на каждую тетрадку
 def test_sliders_redraw_picture(front_page, name):
     log, front = [], front_page.front
     stem = f"{front_page.app}-{pathlib.Path(name).stem}"

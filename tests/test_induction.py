@@ -12,7 +12,8 @@ import course_lib as nt
 from course_lib.props.generation import generate_with_cache, generate_without_cache
 from course_lib.props.induction import (BOS, VOCAB, ablate, attention_only, copy_accuracy, copy_losses,
                                         copy_positions, random_batch, repeated_blocks, token_losses)
-from course_lib.props.induction_training import (evaluate, phase_change_step, prefix_matching_scores,
+from course_lib.props import induction_training
+from course_lib.props.induction_training import (evaluate, forget_runs, phase_change_step, prefix_matching_scores,
                                                  previous_token_scores, smooth, train_induction)
 
 STEPS = 1000                   # как в уроке: батч 32, Adam, lr 0.01
@@ -108,10 +109,41 @@ def test_bad_block_length_is_explained():
 def test_training_is_reproducible_from_seed():
     runs = []
     for _ in range(2):
+        forget_runs()                                      # второй раз — настоящее обучение, а не память
         nt.manual_seed(3)
         model = attention_only(1)
         runs.append(train_induction(model, steps=5, seed=3).losses)
     assert np.array_equal(runs[0], runs[1])
+
+
+def test_a_repeated_training_comes_from_memory_with_the_same_weights_and_history():
+    forget_runs()
+    nt.manual_seed(5)
+    trained = attention_only(1)
+    first = train_induction(trained, steps=6, seed=1)
+    assert first.seconds > 0
+    nt.manual_seed(5)
+    again = attention_only(1)                              # те же начальные веса, те же аргументы
+    second = train_induction(again, steps=6, seed=1)
+    assert len(induction_training._RUNS) == 1, "повторный вызов учил заново"
+    for (name, a), (_, b) in zip(trained.named_parameters(), again.named_parameters()):
+        np.testing.assert_array_equal(a.data, b.data, err_msg=name)
+    np.testing.assert_array_equal(first.losses, second.losses)
+    assert second.seconds == first.seconds                 # время настоящего обучения, а не доли миллисекунды
+    second.losses[:] = 0                                   # ученик портит свою копию истории…
+    again.parameters()[0].data += 1                        # …и веса своей модели
+    nt.manual_seed(5)
+    third = attention_only(1)
+    np.testing.assert_array_equal(train_induction(third, steps=6, seed=1).losses, first.losses)   # память цела
+    train_induction(again, steps=6, seed=1)                # другие начальные веса — другой прогон
+    nt.manual_seed(5)
+    train_induction(attention_only(1), steps=6, seed=2)    # другое зерно батчей — другой прогон
+    assert len(induction_training._RUNS) == 3
+
+
+def test_training_something_that_is_not_a_model_is_explained():
+    with pytest.raises(TypeError, match="train_induction учит модель"):
+        train_induction("attention_only(2)", steps=5, seed=0)
 
 
 # ---------------------------------------------------------------- планки на трёх зёрнах

@@ -4,21 +4,9 @@
 символ. Текст делится на обучающую часть (начало) и проверочную (последние val_fraction):
 батчи — случайные окна обучающей части из генератора с зерном seed, loss на проверке —
 всегда на одних и тех же окнах. Повторный вызов с теми же аргументами не учит заново, а отдаёт
-копию сохранённого результата: перезапуск тетрадки не платит дважды и никогда не «продолжает
-с того места», где остановился прошлый запуск.
-
-Для проверок курса (`make test`) прогон можно передать другому процессу: COURSE_LIB_SAVE_RUNS=папка —
-каждый законченный прогон ложится туда файлом, COURSE_LIB_LOAD_RUNS=папка — прогон с теми же
-аргументами берётся оттуда, а не учится заново. Так сайт и браузерный тест показывают урок 10, не уча
-модель ещё раз после прохода уроков, который учил её по-настоящему и сверил её числа. Ученику они не нужны.
+копию сохранённого результата (`run_memory.py`; там же — как `make test` передаёт прогоны между процессами).
 """
 
-import copy
-import hashlib
-import os
-import pathlib
-import pickle
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +19,7 @@ from course_lib.functional import cross_entropy
 from course_lib.nn import GPT
 from course_lib.optim import Adam
 from course_lib.props.progress import TextProgress
+from course_lib.props.run_memory import RunMemory
 from course_lib.props.text_file import check_text_length
 from course_lib.props.tokenizer import CharTokenizer
 from course_lib.rng import temporary_seed
@@ -134,50 +123,15 @@ def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, 
     check_text_length(text, T, val_fraction)
     key = (text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_final, causal, val_fraction, eval_every,
            tuple(sorted(set(snapshot_steps))), tuple(phrases), prompt, sample_len, np.dtype(dtype).name)
-    if key not in _RUNS:
-        _RUNS[key] = _load_shared(key) or _train(*key, progress=progress or TextProgress())
-        _save_shared(key, _RUNS[key])
-        while len(_RUNS) > CACHE_SIZE:
-            _RUNS.popitem(last=False)                # забываем самый давний прогон
-    _RUNS.move_to_end(key)
-    return copy.deepcopy(_RUNS[key])                 # копия: обучение снаружи не испортит сохранённое
+    return _RUNS.recall(key, lambda: _train(*key, progress=progress or TextProgress()))
 
 
-_RUNS = OrderedDict()
+_RUNS = RunMemory("train_gpt", CACHE_SIZE)
 
 
 def forget_runs():
     """Забыть все сохранённые прогоны: следующий train_gpt учит заново."""
-    _RUNS.clear()
-
-
-def _shared_path(variable, key):
-    """Файл прогона в папке из переменной окружения variable (или None, если она не задана)."""
-    folder = os.environ.get(variable)
-    if not folder:
-        return None
-    if not os.path.isabs(folder):          # ядро Jupyter и сборка сайта работают из своей папки: относительный путь там другой
-        raise ValueError(f"{variable} должна быть абсолютным путём к папке прогонов, а пришло {folder!r}")
-    return pathlib.Path(folder) / (hashlib.sha256(repr(key).encode("utf-8")).hexdigest()[:32] + ".pickle")
-
-
-def _load_shared(key):
-    path = _shared_path("COURSE_LIB_LOAD_RUNS", key)
-    if path is None or not path.exists():
-        return None
-    with open(path, "rb") as file:        # pickle — только из папки, которую проверки курса сами создали и заполнили
-        return pickle.load(file)
-
-
-def _save_shared(key, run):
-    path = _shared_path("COURSE_LIB_SAVE_RUNS", key)
-    if path is None or path.exists():
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    part = path.with_suffix(f".{os.getpid()}.part")
-    with open(part, "wb") as file:
-        pickle.dump(run, file)
-    os.replace(part, path)                 # другой процесс видит файл целым или не видит вовсе
+    _RUNS.forget()
 
 
 def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_final, causal, val_fraction, eval_every,

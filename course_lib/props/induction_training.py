@@ -3,16 +3,19 @@
 Задача и модель — в `course_lib.props.induction`.
 """
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from course_lib._checks import check_int, check_numbers
+from course_lib.nn.module import Module
 
 from course_lib.autograd.tensor import no_grad
 from course_lib.functional import cross_entropy
 from course_lib.props.induction import LENGTHS, VOCAB, copy_losses, random_batch, repeated_blocks
+from course_lib.props.run_memory import RunMemory, fingerprint
 from course_lib.props.training import train
 
 EVAL_SEED = 2026                 # проверочные последовательности: их модель не видела ни на одном шаге
@@ -22,12 +25,14 @@ EVAL_SEED = 2026                 # проверочные последовате
 class InductionHistory:
     """Что запомнило обучение: по шагам (steps,) — loss на всех позициях (`losses`), на первой копии
     (`first`) и на второй (`second`), каждый — на батче этого шага; снимки весов на пробной
-    последовательности — `snapshots` (S, layers, h, T, T) после `snapshot_steps` (S,) шагов."""
+    последовательности — `snapshots` (S, layers, h, T, T) после `snapshot_steps` (S,) шагов;
+    `seconds` — сколько процессорного времени заняло обучение (когда модель училась на самом деле)."""
     losses: np.ndarray
     first: np.ndarray
     second: np.ndarray
     snapshot_steps: np.ndarray
     snapshots: np.ndarray
+    seconds: float
 
 
 def next_token_loss(logits, ids):
@@ -36,12 +41,35 @@ def next_token_loss(logits, ids):
 
 
 def train_induction(model, steps, seed, lr=1e-2, batch=32, lengths=LENGTHS, probe=None, snapshot_every=10, fast=True):
-    """Учит model предсказывать следующий токен на свежих батчах «блок дважды» (урок 09).
+    """Учит model предсказывать следующий токен на свежих батчах «блок дважды» (урок 09) -> InductionHistory.
 
     seed задаёт батчи (веса задаёт `manual_seed` до создания модели). lengths = (min, max) —
     пределы длины блока; (8, 8) — одна длина на все батчи. probe — пробная последовательность (T,).
     fast — как у `train`: True — под `nt.fast()`, False — по книге.
+
+    Та же модель (те же начальные веса) с теми же аргументами второй раз не учится: веса после обучения
+    и история берутся из памяти (`run_memory.py`) — перезапуск ячейки не платит дважды.
     """
+    if not isinstance(model, Module):
+        raise TypeError(f"train_induction учит модель (Module, например attention_only(2)), а пришёл {type(model).__name__}")
+    check_int(steps, "steps", "train_induction", meaning=" (сколько шагов сделать)")
+    key = (repr(model), tuple((name, fingerprint(p.data)) for name, p in model.named_parameters()), steps, repr(seed),
+           repr(lr), batch, repr(lengths), None if probe is None else fingerprint(np.asarray(probe)), snapshot_every, fast)
+    weights, history = _RUNS.recall(key, lambda: _train(model, steps, seed, lr, batch, lengths, probe, snapshot_every, fast))
+    for p, trained in zip(model.parameters(), weights):
+        p.data, p.grad = trained, None                     # веса после обучения — из памяти или только что выученные
+    return history
+
+
+_RUNS = RunMemory("train_induction", 8)
+
+
+def forget_runs():
+    """Забыть все сохранённые прогоны: следующий train_induction учит заново."""
+    _RUNS.forget()
+
+
+def _train(model, steps, seed, lr, batch, lengths, probe, snapshot_every, fast):
     rng = np.random.default_rng(seed)
     first, second = [], []
 
@@ -53,12 +81,14 @@ def train_induction(model, steps, seed, lr=1e-2, batch=32, lengths=LENGTHS, prob
         second.append(s)
         return next_token_loss(logits, ids)
 
+    started = time.process_time()
     # Один поток BLAS: на матрицах 32×32 второй поток не ускоряет, а тратит вдвое больше процессора
     # (на занятой машине — во много раз больше, см. benchmarks/training.py).
     with threadpool_limits(limits=1, user_api="blas"):
         history = train(model, loss_fn, steps, lr=lr, probe=probe, snapshot_every=snapshot_every, fast=fast)
-    return InductionHistory(history.losses, np.array(first), np.array(second),
-                            history.snapshot_steps, history.snapshots)
+    weights = [p.data.copy() for p in model.parameters()]
+    return weights, InductionHistory(history.losses, np.array(first), np.array(second), history.snapshot_steps,
+                                     history.snapshots, time.process_time() - started)
 
 
 def smooth(values, window=25):
