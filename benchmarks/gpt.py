@@ -26,6 +26,7 @@ from threadpoolctl import threadpool_limits
 
 import course_lib as nt
 from attention import cpu_count, measure_interleaved, ms, optional_torch, print_setup
+from course_lib.engine_room import memory
 from course_lib.optim import Adam
 
 CONFIGS = {   # имя: (V, T, d_model, головы, блоки, батч)
@@ -86,6 +87,18 @@ def torch_step(torch, V, T, D, H, L, N, rng):
     return model, step
 
 
+def untuned_memory_step(repeats):
+    """Шаг урока 10 без настройки памяти engine_room/memory.py (она на весь процесс: мерить, пока её нет)."""
+    if memory._asked is not None:
+        return None
+    memory._asked = False                  # как будто glibc отказалась: nt.fast() её не попросит
+    try:
+        _, step = course_lib_step(*CONFIGS["урок 10"], np.random.default_rng(0))
+        return measure_interleaved({"шаг": step}, repeats)["шаг"]
+    finally:
+        memory._asked = None               # дальше — как обычно: первый nt.fast() попросит
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20, help="замеров на соперника (по умолчанию 20)")
@@ -95,6 +108,7 @@ def main():
     print_setup(torch)
     print("BLAS NumPy на время замеров — в один поток (см. выше, почему)")
     with threadpool_limits(limits=1, user_api="blas"):
+        untuned = untuned_memory_step(args.repeats)
         for name, (V, T, D, H, L, N) in CONFIGS.items():
             rng = np.random.default_rng(0)
             model, ours = course_lib_step(V, T, D, H, L, N, rng)
@@ -108,6 +122,10 @@ def main():
             for who, t in times.items():
                 median, best = ms(t)
                 print(f"  {who:<26} {median:7.1f} мс на шаг (лучший {best:.1f})")
+            if name == "урок 10" and untuned is not None:
+                ratio = statistics.median(untuned) / statistics.median(times["course_lib под nt.fast()"])
+                print(f"  {'память: без настройки glibc':<26} {ms(untuned)[0]:7.1f} мс на шаг — "
+                      f"настройка (engine_room/memory.py) ускоряет шаг в {ratio:.2f} раза")
             if torch is not None:
                 ratio = statistics.median(times["course_lib под nt.fast()"]) / statistics.median(times["torch"])
                 verdict = "цель выполнена" if ratio <= TARGET else f"цель {TARGET}× НЕ выполнена"

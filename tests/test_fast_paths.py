@@ -7,6 +7,9 @@
 (Linear, GELU, TransformerBlock) и для проверок самой слитой операции: конечные разности, тип, полосы.
 """
 
+import platform
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -201,3 +204,35 @@ def test_switch_belongs_to_the_thread_that_entered_it():
         worker.join()
         assert enabled(), "блок в другом потоке не выключил быстрый путь в этом"
     assert seen == {"before": False, "inside": True}
+
+
+FAULTS = """
+import resource
+import numpy as np
+import course_lib as nt
+
+def page_faults():
+    # 50 раз выражение с несколькими временными массивами по 1 МБ, как в шаге обучения:
+    # сколько раз процесс получал новые страницы памяти у системы
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    x = np.ones(2**18, dtype=np.float32)
+    for _ in range(50):
+        y = (x * 0.5 + 1) * (x * x - 1) * (x + 2)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+page_faults()
+plain = page_faults()
+with nt.fast():
+    pass
+page_faults()
+print(plain, page_faults())
+"""
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="настройка памяти есть только у glibc (Linux)")
+def test_the_first_fast_block_keeps_freed_memory_for_the_next_arrays():
+    """engine_room/memory.py: после первого `with nt.fast():` новые большие массивы не ждут страниц у системы."""
+    out = subprocess.run([sys.executable, "-c", FAULTS], capture_output=True, text=True, check=True).stdout
+    plain, kept = map(int, out.split())
+    assert plain > 50 * 256 // 2, f"без настройки страниц должно быть много (каждый массив — 256 новых), а их {plain}"
+    assert kept < plain / 4, f"после nt.fast() страниц почти столько же: {kept} против {plain}"

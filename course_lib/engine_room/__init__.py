@@ -7,7 +7,8 @@
     linear.py    — x @ W слоя Linear одним большим умножением (и его градиенты), большие — на все ядра;
     gelu.py      — GELU одной операцией с готовой производной (книга строит её из восьми операций);
     layer_norm.py — LayerNorm одной операцией с готовой производной (в книге — дюжина операций);
-    pool.py      — свой пул потоков: куски этих операций на все ядра, BLAS в каждом куске — в один поток.
+    pool.py      — свой пул потоков: куски этих операций на все ядра, BLAS в каждом куске — в один поток;
+    memory.py    — память процесса: освобождённые большие массивы остаются под следующие (включает первый `fast()`).
 
 Выключатель — `with nt.fast():`. Внутри блока публичные вызовы те же, но четыре места берут быстрый путь:
 `scaled_dot_product_attention`, `Linear.forward`, `gelu` и `LayerNorm.forward` (каждое — одной строкой с `fast_enabled()`).
@@ -27,6 +28,7 @@ from course_lib.engine_room.attention import fused_attention
 from course_lib.engine_room.gelu import fast_gelu
 from course_lib.engine_room.layer_norm import fast_layer_norm
 from course_lib.engine_room.linear import fast_linear
+from course_lib.engine_room.memory import keep_freed_memory
 
 _state = threading.local()        # у каждого потока свой выключатель
 
@@ -39,8 +41,11 @@ def fast(on=True):
     состояние. `with fast(False):` — участок по книге внутри быстрого блока.
     Выключатель действует только в том потоке, который вошёл в блок: другой поток (например,
     фоновый поток виджета) считает по книге, пока сам не войдёт в свой `with fast():`.
+    Первый вход ещё и просит glibc держать освобождённую память (memory.py) — это на весь процесс.
     """
     previous, _state.on = enabled(), check_bool(on, "on", "nt.fast", meaning=" (включить ли быстрый путь)")
+    if _state.on:
+        keep_freed_memory()       # один раз на процесс: см. memory.py
     try:
         yield
     finally:
