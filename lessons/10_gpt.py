@@ -274,12 +274,13 @@ print(tokenizer.decode(sample[0]))
 # Генерация выбирает следующий символ случайно по вероятностям модели. Как в уроке 02, перед softmax
 # логиты делят на **температуру** $\tau$: $\tau < 1$ заостряет распределение (модель смелее берёт самое
 # вероятное), $\tau > 1$ сглаживает (текст случайнее). **top-k** оставляет только $k$ самых вероятных
-# символов и делит вероятность между ними; `top_k=1` — жадный выбор. Так устроен `sample_next_token`,
-# которым пишет `generate` (как в nanoGPT):
+# символов и делит вероятность между ними; `top_k=1` — жадный выбор. Так устроены `next_token_probs`
+# и `sample_next_token`, которым пишет `generate` (как в nanoGPT):
 
 # %%
-from course_lib.nn.sampling import sample_next_token
+from course_lib.nn.sampling import next_token_probs, sample_next_token
 
+print(inspect.getsource(next_token_probs))
 print(inspect.getsource(sample_next_token))
 
 # %% [markdown]

@@ -5,6 +5,7 @@ import numpy as np
 from course_lib.exercises._checker import (Wrong, call, checker, expect_close, expect_finite, expect_numbers, expect_shape,
                                            recognize, tolerance)
 from course_lib.exercises._softmax import naive_softmax, stable_softmax
+from course_lib.nn.sampling import next_token_probs          # эталон: то же распределение, что у generate
 from course_lib.props.gpt_reading import bigram_counts, bigram_loss, unigram_loss
 
 
@@ -14,11 +15,6 @@ def _top_k(logits, k, keep=None):
         return logits
     kth = np.sort(logits)[-(keep or k)]
     return np.where(logits < kth, -np.inf, logits)
-
-
-def next_token_probs(logits, temperature, top_k):
-    """Эталон: softmax(logits / temperature) среди top_k самых больших (None — среди всех)."""
-    return stable_softmax(_top_k(np.asarray(logits, dtype=float) / temperature, top_k))
 
 
 @checker

@@ -18,18 +18,26 @@ def check_sampling(temperature, top_k, rng, vocab_size):
     return float(temperature), top_k
 
 
+def next_token_probs(logits, temperature, top_k):
+    """Вероятности следующего токена: logits (..., V) -> (..., V).
+
+    Логиты делим на temperature, оставляем top_k самых больших (остальным — вероятность 0;
+    None — все) и берём softmax.
+    """
+    logits = np.asarray(logits, dtype=np.float64) / temperature       # (..., V)
+    if top_k is not None:
+        kth = np.sort(logits, axis=-1)[..., -top_k, None]              # (..., 1): k-й по величине
+        logits = np.where(logits < kth, -np.inf, logits)               # (..., V): остальные — вне игры
+    return softmax(logits, axis=-1)                                    # (..., V)
+
+
 def sample_next_token(logits, temperature, top_k, rng):
     """Один токен на строку: logits (N, V) -> номера (N,).
 
-    Логиты делим на temperature, оставляем top_k самых больших (остальным — вероятность 0;
-    top_k=1 — жадный выбор), softmax и одна случайная точка u ∈ [0, 1) на строку: берём
-    первый токен, на котором накопленная вероятность превысила u. rng — np.random.Generator.
+    Вероятности — next_token_probs (top_k=1 — жадный выбор), потом одна случайная точка u ∈ [0, 1)
+    на строку: берём первый токен, на котором накопленная вероятность превысила u. rng — np.random.Generator.
     """
-    logits = np.asarray(logits, dtype=np.float64) / temperature       # (N, V)
-    if top_k is not None:
-        kth = np.sort(logits, axis=-1)[:, -top_k, None]                # (N, 1): k-й по величине
-        logits = np.where(logits < kth, -np.inf, logits)               # (N, V): остальные — вне игры
-    probs = softmax(logits, axis=-1)                                   # (N, V)
+    probs = next_token_probs(logits, temperature, top_k)               # (N, V)
     u = rng.random((len(probs), 1))                                    # (N, 1)
     chosen = (np.cumsum(probs, axis=-1) <= u).sum(axis=-1)             # (N,): сколько токенов «не дотянули» до u
     last_possible = probs.shape[-1] - 1 - np.argmax(probs[:, ::-1] > 0, axis=-1)   # (N,): сумма может не дойти до 1

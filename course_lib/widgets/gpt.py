@@ -16,7 +16,7 @@ from threadpoolctl import threadpool_limits
 from course_lib import vis
 from course_lib.autograd.tensor import no_grad
 from course_lib.engine_room import fast
-from course_lib.functional import softmax
+from course_lib.nn.sampling import next_token_probs
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View, check_seed, clamp
 from course_lib.widgets.induction import weights_fingerprint
@@ -63,10 +63,7 @@ def sampling_view(model, tokenizer, prompt="Внимание", temperature=0.8, 
     seed = check_seed(seed, notes)
     logits, text = _sample(model, weights_fingerprint(model), tokenizer, prompt, temperature, top_k, seed, length)
     order = np.argsort(-logits, kind="stable")[:SHOWN]                      # самые вероятные — при любых τ и k
-    logits = logits / temperature                                            # (V,)
-    if top_k:
-        logits = np.where(logits < np.sort(logits)[-top_k], -np.inf, logits)
-    probs = softmax(logits)                                                  # (V,)
+    probs = next_token_probs(logits, temperature, top_k or None)             # (V,): как у generate
     return SamplingView(prompt, text, [shown_char(tokenizer.vocab[i]) for i in order],
                         probs[order], temperature, top_k, message=" ".join(notes))
 
