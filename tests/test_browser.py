@@ -98,7 +98,7 @@ NOTEBOOKS = {
                              Drive("τ", "ArrowLeft", 2, widget=1)],
     # 03: сначала scaling_explorer (свой «d_k»), потом главный исследователь (T, d_k, голов).
     "03_self_attention.ipynb": [Drive("d_k", "ArrowRight", 2, widget=0), Drive("T", "ArrowLeft", 2, widget=1),
-                                Drive("d_k", "ArrowRight", 2, widget=1), Drive("голов", "ArrowRight", 1, widget=1)],
+                                Drive("d_k", "ArrowRight", 2, widget=1), Drive("голов", "ArrowRight", 2, widget=1)],
     "04_permutation_and_position.ipynb": [Drive("перемешать", "ArrowRight", 3)],
     "05_causal_mask.ipynb": [Drive("T", "ArrowRight", 3), Drive("запрос №", "ArrowLeft", 2)],
     "06_multi_head.ipynb": [Drive("h", "ArrowRight", 4), Drive("голова", "ArrowRight", 2, widget=1)],
