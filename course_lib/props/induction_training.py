@@ -10,10 +10,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from course_lib._checks import check_int, check_numbers
-from course_lib.nn.module import Module
 
 from course_lib.autograd.tensor import no_grad
 from course_lib.functional import cross_entropy
+from course_lib.nn.module import Module
 from course_lib.props.induction import LENGTHS, VOCAB, copy_losses, random_batch, repeated_blocks
 from course_lib.props.run_memory import RunMemory, fingerprint
 from course_lib.props.training import train
@@ -53,8 +53,9 @@ def train_induction(model, steps, seed, lr=1e-2, batch=32, lengths=LENGTHS, prob
     if not isinstance(model, Module):
         raise TypeError(f"train_induction учит модель (Module, например attention_only(2)), а пришёл {type(model).__name__}")
     check_int(steps, "steps", "train_induction", meaning=" (сколько шагов сделать)")
-    key = (repr(model), tuple((name, fingerprint(p.data)) for name, p in model.named_parameters()), steps, repr(seed),
-           repr(lr), batch, repr(lengths), None if probe is None else fingerprint(np.asarray(probe)), snapshot_every, fast)
+    key = (repr(model), tuple((name, fingerprint(p.data)) for name, p in model.named_parameters()), steps,
+           *map(repr, (seed, lr, batch, lengths, snapshot_every, fast)),        # repr: ключ из любых аргументов хешируется
+           None if probe is None else fingerprint(np.asarray(probe)))
     weights, history = _RUNS.recall(key, lambda: _train(model, steps, seed, lr, batch, lengths, probe, snapshot_every, fast))
     for p, trained in zip(model.parameters(), weights):
         p.data, p.grad = trained, None                     # веса после обучения — из памяти или только что выученные
