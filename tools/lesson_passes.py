@@ -188,7 +188,7 @@ def order_longest_first(jobs):
     """Сначала долгие уроки (по прошлому запуску): два процесса заканчивают почти одновременно.
 
     Без прошлого запуска (свежий клон) — поздние уроки раньше ранних (они дольше), rerun раньше portability:
-    прогоны урока 10 из rerun ждут сайт и браузерный тест (--save-runs).
+    прогоны уроков 09 и 10 из rerun ждут сайт и браузерный тест (--save-runs).
     """
     try:
         last = json.loads((ARTIFACTS / "seconds.json").read_text(encoding="utf-8"))
@@ -209,8 +209,8 @@ def main(argv=None):
     parser.add_argument("--passes", nargs="+", choices=PASSES, default=["portability", "rerun"])
     parser.add_argument("--jobs", type=int, default=2, help="сколько тетрадок исполнять одновременно")
     parser.add_argument("--save-runs", type=pathlib.Path, metavar="ПАПКА",
-                        help="проход rerun кладёт сюда прогоны train_gpt (COURSE_LIB_SAVE_RUNS): сайт и браузерный "
-                             "тест в make test берут их оттуда и не учат модель урока 10 ещё раз")
+                        help="проход rerun кладёт сюда прогоны train_induction и train_gpt (COURSE_LIB_SAVE_RUNS): "
+                             "сайт и браузерный тест в make test берут их оттуда и не учат модели уроков 09 и 10 ещё раз")
     args = parser.parse_args(argv)
     notebooks = [p.resolve() for p in args.notebooks] or sorted(LESSONS.glob("[0-9][0-9]_*.ipynb"))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from course_lib.autograd.tensor import no_grad
 from course_lib.functional import cross_entropy
 from course_lib.nn.module import Module
 from course_lib.props.induction import LENGTHS, VOCAB, copy_losses, random_batch, repeated_blocks
-from course_lib.props.run_memory import RunMemory, fingerprint
+from course_lib.props.run_memory import RunMemory, fingerprint, weights_fingerprint
 from course_lib.props.training import train
 
 EVAL_SEED = 2026                 # проверочные последовательности: их модель не видела ни на одном шаге
@@ -53,9 +53,9 @@ def train_induction(model, steps, seed, lr=1e-2, batch=32, lengths=LENGTHS, prob
     if not isinstance(model, Module):
         raise TypeError(f"train_induction учит модель (Module, например attention_only(2)), а пришёл {type(model).__name__}")
     check_int(steps, "steps", "train_induction", meaning=" (сколько шагов сделать)")
-    key = (repr(model), tuple((name, fingerprint(p.data)) for name, p in model.named_parameters()), steps,
+    key = (repr(model), weights_fingerprint(model), steps,
            *map(repr, (seed, lr, batch, lengths, snapshot_every, fast)),        # repr: ключ из любых аргументов хешируется
-           None if probe is None else fingerprint(np.asarray(probe)))
+           None if probe is None else fingerprint(probe))
     weights, history = _RUNS.recall(key, lambda: _train(model, steps, seed, lr, batch, lengths, probe, snapshot_every, fast))
     for p, trained in zip(model.parameters(), weights):
         p.data, p.grad = trained, None                     # веса после обучения — из памяти или только что выученные

@@ -16,6 +16,8 @@ import pathlib
 import pickle
 from collections import OrderedDict
 
+import numpy as np
+
 
 class RunMemory:
     """Последние size прогонов одного вида (kind — его имя в файлах прогонов), по ключу из аргументов."""
@@ -42,9 +44,18 @@ class RunMemory:
         self._runs.clear()
 
 
-def fingerprint(array):
-    """Короткий отпечаток массива для ключа прогона: форма, тип и sha256 байтов."""
-    return (array.shape, array.dtype.str, hashlib.sha256(array.tobytes()).hexdigest())
+def fingerprint(*arrays):
+    """Короткий отпечаток массивов для ключа: меняется, как только меняется хоть одно число, форма или тип."""
+    digest = hashlib.blake2b(digest_size=16)
+    for array in map(np.asarray, arrays):
+        digest.update(repr((array.shape, array.dtype.str)).encode("ascii"))
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def weights_fingerprint(model):
+    """Отпечаток всех весов модели (дообучили — другой): ключ прогонов обучения и кэшей виджетов."""
+    return fingerprint(*(parameter.data for parameter in model.parameters()))
 
 
 def _shared_path(variable, kind, key):

@@ -17,9 +17,9 @@ from course_lib import vis
 from course_lib.autograd.tensor import no_grad
 from course_lib.engine_room import fast
 from course_lib.nn.sampling import next_token_probs
+from course_lib.props.run_memory import weights_fingerprint
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View, check_seed, clamp
-from course_lib.widgets.induction import weights_fingerprint
 
 SAMPLE_LENGTH = 200          # сколько символов дописывает виджет
 SHOWN = 12                   # столбиков: самые вероятные первые символы

@@ -5,7 +5,6 @@
 """
 
 import functools
-import hashlib
 from dataclasses import dataclass
 
 import ipywidgets as widgets
@@ -15,6 +14,7 @@ from course_lib import vis
 from course_lib.autograd.tensor import no_grad
 from course_lib.props.induction import BOS, VOCAB, ablate, copy_positions, token_losses
 from course_lib.props.induction_training import evaluate, smooth
+from course_lib.props.run_memory import weights_fingerprint
 from course_lib.props.training import History
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
@@ -107,14 +107,6 @@ class AblationView(View):
     predicted: list            # (T − 1,) подпись самого вероятного следующего токена
     second: float              # loss второй копии на проверочных последовательностях
     heads_off: tuple           # выключенные (слой, голова)
-
-
-def weights_fingerprint(model):
-    """Отпечаток всех весов модели: меняется, как только меняется хоть одно число (дообучили — другой)."""
-    digest = hashlib.blake2b(digest_size=16)
-    for parameter in model.parameters():
-        digest.update(parameter.data.tobytes())
-    return digest.hexdigest()
 
 
 @functools.lru_cache(maxsize=64)
