@@ -16,8 +16,23 @@ from course_lib.exercises.soft_search import check_attend_one
 from course_lib.exercises.softmax import check_softmax
 from course_lib.exercises.training import check_relation_scores, check_training_loop
 
+# Упражнения по урокам: номер урока -> имена его проверок (в порядке, в каком они идут в уроке).
+# Отсюда берут номер урока вердикты, которые записываются для учителя, TEACHERS.md и сбор результатов класса.
+BY_LESSON = {
+    "01": ("check_cosine", "check_one_hot_lookup", "check_nearest"),
+    "02": ("check_softmax", "check_attend_one"),
+    "03": ("check_attention", "check_self_attention"),
+    "04": ("check_permutation_matrix", "check_equivariance_gap"),
+    "05": ("check_causal_weights", "check_padding_mask"),
+    "06": ("check_split_heads", "check_merge_heads"),
+    "07": ("check_training_loop", "check_relation_scores"),
+    "08": ("check_online_softmax_step", "check_kv_step"),
+    "09": ("check_prefix_matching", "check_previous_token_head", "check_layer_norm"),
+    "10": ("check_next_token_probs", "check_bigram_loss"),
+}
+
 __all__ = [
-    "Result", "Wrong", "checker",
+    "Result", "Wrong", "checker", "BY_LESSON",
     "check_cosine", "check_one_hot_lookup", "check_nearest",            # урок 01
     "check_softmax", "check_attend_one",                                 # урок 02
     "check_attention", "check_self_attention",                           # урок 03
