@@ -14,6 +14,7 @@ import sys
 
 # Нижние границы из pyproject.toml (их сверяет tests/test_doctor.py).
 MINIMUM = {"numpy": (1, 24), "matplotlib": (3, 7), "ipywidgets": (8,)}
+VSCODE_BLANK = (8, 1, 9)     # ipywidgets, чьи виджеты VS Code не показывает вовсе
 
 WHERE = {
     "colab": ("ℹ️ Урок открыт в Google Colab: ползунки рисует менеджер виджетов Colab, а не JupyterLab.\n"
@@ -34,7 +35,8 @@ ADVICE = {
     "colab": ("Что-то не так: Colab курс не поддерживает — его среда держит IPython 7.34, а курсу нужны\n"
               "IPython ≥ 8 и ipywidgets ≥ 8 (см. README, «Где открывать уроки»). Откройте урок в JupyterLab\n"
               "(`make lab` в папке курса) или на Binder."),
-    "vscode": "Что-то не так: выберите в VS Code ядро из окружения курса (.venv) или выполните `make setup`.",
+    "vscode": ("Что-то не так: выберите в VS Code ядро из окружения курса (.venv) или выполните `make setup`;\n"
+               "с ipywidgets 8.1.9 — поставьте 8.1.8: .venv/bin/python -m pip install \"ipywidgets==8.1.8\"."),
     "jupyter": "Что-то не так: выполните `make lab` в папке курса заново.",
 }
 
@@ -75,6 +77,13 @@ def _checks(where):
         shown = ".".join(map(str, minimum))
         results.append((f"{package} ≥ {shown}", version is not None and _release(version) >= minimum,
                         version or "не установлен"))
+    if where == "vscode":
+        # Расширение Jupyter для VS Code не рисует виджеты ipywidgets 8.1.9 — ни ползунка, ни ошибки; 8.1.8 рисует
+        # (microsoft/vscode-jupyter#17504, открыт с августа 2026).
+        version = _version("ipywidgets")
+        results.append(("ipywidgets, который VS Code умеет показать (не 8.1.9: vscode-jupyter#17504; "
+                        'помогает pip install "ipywidgets==8.1.8" в окружении курса)',
+                        _release(version)[:3] != VSCODE_BLANK, version or "не установлен"))
     if where == "jupyter":
         # ipywidgets 8 в ядре говорит с интерфейсом на языке, который понимает jupyterlab_widgets 3.
         manager = _version("jupyterlab_widgets")

@@ -59,7 +59,7 @@ def test_all_fine_in_a_folder_without_jupytext_toml(monkeypatch, capsys, tmp_pat
     """Colab, VS Code, чужая папка: рядом с уроком нет jupytext.toml, а урок 00 всё равно проходит."""
     monkeypatch.chdir(tmp_path)
     for where in doc.WHERE:
-        ok, out = _run(monkeypatch, capsys, where)
+        ok, out = _run(monkeypatch, capsys, where, GOOD)
         assert ok, out
         assert "jupytext" not in out
         assert out.rstrip().endswith("Всё готово, можно учиться!")
@@ -95,6 +95,19 @@ def test_compared_output_is_the_same_whatever_the_versions(monkeypatch, capsys):
     _, newest = _run(monkeypatch, capsys, "jupyter", {"numpy": "2.4.6", "matplotlib": "3.11.2", "ipywidgets": "8.1.9",
                                                     "jupyterlab_widgets": "3.0.17"})
     assert lowest != newest and _sanitized(lowest) == _sanitized(newest)
+
+
+@pytest.mark.parametrize(("version", "passed"), [("8.1.9", False), ("8.1.8", True), ("8.1.10", True), ("8.0.7", True)])
+def test_vscode_is_warned_about_the_ipywidgets_it_cannot_show(monkeypatch, capsys, version, passed):
+    """vscode-jupyter#17504: ipywidgets 8.1.9 в VS Code не рисует ничего, 8.1.8 рисует. В JupyterLab 8.1.9 в порядке."""
+    ok, out = _run(monkeypatch, capsys, "vscode", dict(GOOD, ipywidgets=version))
+    line = next(line for line in out.splitlines() if "VS Code умеет показать" in line)
+    assert ok is passed and line.startswith("✅" if passed else "❌"), out
+    assert line.endswith(f"— {version}") and "ipywidgets==8.1.8" in line
+    if not passed:
+        assert "ipywidgets==8.1.8" in out.splitlines()[-1]
+    jupyter_ok, _ = _run(monkeypatch, capsys, "jupyter", dict(GOOD, ipywidgets=version))
+    assert jupyter_ok
 
 
 def test_minimums_are_the_bounds_in_pyproject():
