@@ -11,6 +11,7 @@ import dataclasses
 import datetime
 import errno
 import json
+import math
 import os
 import re
 import stat
@@ -46,8 +47,9 @@ def read_work(learner, path):
     """Записи и тетрадки из папки `path` (work/ ученика) -> Work; саму папку не открыть -> Refused."""
     try:
         folder = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError as error:
-        raise Refused(f"{learner}: папку {path} не открыть — {_reason(error)}") from None
+    except OSError as error:                        # ссылка на папку с O_DIRECTORY даёт ENOTDIR, а не ELOOP
+        why = _reason(error) if not os.path.islink(path) else _reason(OSError(errno.ELOOP, "ссылка"))
+        raise Refused(f"{learner}: папку {path} не открыть — {why}") from None
     work = Work(learner)
     try:
         try:
@@ -208,4 +210,5 @@ def _short(value):
 
 
 def _size(count):
-    return f"{count / 2**20:.1f} МБ" if count >= 2**20 else f"{count} байт"
+    """8 МБ + 1 байт -> «8.1 МБ»: размер округляется вверх, чтобы не совпасть с пределом."""
+    return f"{math.ceil(count / 2**20 * 10) / 10:.1f} МБ" if count >= 2**20 else f"{count} байт"
