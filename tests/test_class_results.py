@@ -80,8 +80,11 @@ def test_three_learners_exact_table_and_page(tmp_path, capsys):
     assert (tmp_path / "results" / "class.csv").read_text(encoding="utf-8").startswith(
         "learner,lesson,exercise,status,attempts,message\n")
     page = (tmp_path / "results" / "class.html").read_text(encoding="utf-8")
-    assert page.count("<tr><td class=\"learner\">") == 3 and "урок 02" in page and "<script" not in page
-    assert ">1 из 22<" in page and ">0 из 22<" in page and ">❌ 2<" in page
+    body, foot = page.split("<tbody>")[1].split("</tbody>")
+    assert body.count("<tr>") == 3 and all(f'learner">{name}<' in body for name in ("anna", "boris", "vera"))
+    assert body.count(">1 из 22<") == 1 and body.count(">0 из 22<") == 2 and body.count(">❌ 2<") == 1
+    assert body.count(">✅<") == 1 and body.count(">·<") == 22 * 3 - 2 and "урок 02" in page
+    assert 'решили</td><td>1</td><td>0</td><td>0</td><td>0</td><td>1</td><td>0</td>' in foot   # итог и урок 01, 02
     said = capsys.readouterr().out
     assert "Учеников собрано: 3" in said and "Всего решено 1, пробовали без решения 1" in said
 

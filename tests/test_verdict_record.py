@@ -91,6 +91,26 @@ def test_subfolder_of_work_records_at_work(work, monkeypatch):
     assert not (work / "backup" / _record.RECORD).exists()
 
 
+def test_kernels_writing_at_once_never_mix_lines(work):
+    """Четыре «ядра» ученика пишут одновременно: каждая строка записи — целый JSON, ни одна не пропала."""
+    children = []
+    for _ in range(4):
+        pid = os.fork()
+        if pid == 0:                                        # pragma: no cover — дочерний процесс
+            code = 1
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    for _ in range(100):
+                        check_softmax(wrong_softmax)
+                code = 0
+            finally:
+                os._exit(code)
+        children.append(pid)
+    assert [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in children] == [0] * 4
+    got = records(work)
+    assert len(got) == 400 and {(r["status"], r["answer"]) for r in got} == {("wrong", "wrong_softmax")}
+
+
 def as_nobody(action):
     """action() в дочернем процессе под nobody -> его вывод: root пишет куда угодно, «только для чтения» — не для него."""
     read, write = os.pipe()

@@ -17,7 +17,8 @@ th, td { border: 1px solid #ccc; padding: 3px 6px; text-align: center; }
 th.learner, td.learner { text-align: left; white-space: nowrap; }
 th.exercise { font-weight: normal; font-size: 12px; writing-mode: vertical-rl; transform: rotate(180deg); }
 td.solved { background: #e3f5e1; } td.wrong { background: #fde8e6; } td.not_started { color: #999; }
-td.broken { background: #fff4d6; } tr:hover td { outline: 1px solid #888; }
+td.broken { background: #fff4d6; } tbody tr:hover td { outline: 1px solid #888; }
+tfoot td { font-weight: bold; }
 .problems li { margin: 0.2em 0; }
 """
 MARK = {"solved": "✅", "wrong": "❌", "not_started": "·"}
@@ -43,6 +44,8 @@ def page(table, problems, now=None):
         body.append(f'<tr><td class="learner">{e(learner)}</td><td>{solved} из {len(rows)}</td>')
         body += [_cell(row) for row in rows]
         body.append("</tr>")
+    totals = [sum(cell[learner, name]["status"] == "solved" for learner in learners) for _, name in exercises]
+    foot = f'<tr><td class="learner">решили</td><td>{sum(totals)}</td>' + "".join(f"<td>{n}</td>" for n in totals)
     listed = "".join(f"<li>{e(problem)}</li>" for problem in problems)
     return f"""<!DOCTYPE html>
 <html lang="ru"><head><meta charset="utf-8"><title>Результаты класса</title><style>{STYLE}</style></head>
@@ -50,10 +53,12 @@ def page(table, problems, now=None):
 <h1>Результаты класса</h1>
 <p>Учеников: {len(learners)}, упражнений: {len(exercises)}. Собрано {now:%Y-%m-%d %H:%M} UTC.
 ✅ — решено, ❌ с числом — пробовал столько раз и не решил, · — не начинал, ⚠️ — в ячейке упражнения ошибка
-синтаксиса. Наведите мышь на клетку: там последняя подсказка проверки.</p>
+синтаксиса. Наведите мышь на клетку: там последняя подсказка проверки. Внизу — сколько учеников решили
+каждое упражнение.</p>
 <table>
 <thead>{"".join(head)}</thead>
 <tbody>{"".join(body)}</tbody>
+<tfoot>{foot}</tr></tfoot>
 </table>
 {f'<h2>Что пропущено ({len(problems)})</h2><ul class="problems">{listed}</ul>' if problems else ""}
 </body></html>
