@@ -101,6 +101,9 @@ def test_learner_text_is_escaped_in_the_page(tmp_path):
     assert "&lt;script&gt;" in page and "&lt;img src=x onerror=alert(1)&gt;" in page
 
 
+SPOILS = ("symlink", "empty", "half-written", "wrong types", "not utf-8", "unknown exercise", "too big", "fifo")
+
+
 def spoil_record(work, how):
     """Испортить запись ученика, в которой уже есть одна верная строка (check_softmax решено)."""
     path = work / _record.RECORD
@@ -137,7 +140,7 @@ def spoil_record(work, how):
     ("unknown exercise", "строка 1 — упражнения 'check_magic' в уроке '02' в курсе нет", "solved"),
     ("too big", "размер 8.1 МБ, а читаю не больше 8.0 МБ", "not_started"),
     ("fifo", "не обычный файл", "not_started"),
-])
+], ids=lambda value: value if value in SPOILS else "")
 def test_spoiled_record_is_named_and_the_rest_collected(tmp_path, capsys, how, said, status):
     work, _ = learner(tmp_path, "anna", right_softmax)
     learner(tmp_path, "boris", wrong_softmax)

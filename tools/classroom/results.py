@@ -71,7 +71,7 @@ def folder_learners(folders):
         problems.append("FROM пуст: укажите папки, в каждой из которых лежит work/ ученика: "
                         "make results FROM=\"anna boris\"")
     for folder in map(pathlib.Path, folders):
-        name = folder.resolve().name
+        name = pathlib.Path(os.path.abspath(folder)).name     # «.» и «anna/» — тоже имя папки; ссылку не раскрываем
         if not folder.is_dir():
             problems.append(f"папки {folder} нет (в FROM — папки, в каждой лежит work/ ученика); пропускаю")
         elif not (folder / "work").is_dir():
