@@ -112,7 +112,7 @@ def test_kernels_writing_at_once_never_mix_lines(work):
 
 
 def as_nobody(action):
-    """action() в дочернем процессе под nobody -> его вывод: root пишет куда угодно, «только для чтения» — не для него."""
+    """action() в дочернем процессе под nobody -> его вывод (root пишет куда угодно: «только для чтения» не для него)."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:                                        # pragma: no cover — дочерний процесс
