@@ -160,14 +160,6 @@ def learner_memory_mb():
     return limits.memory_bytes() / 2**20 if hasattr(limits, "memory_bytes") else None
 
 
-def pool_warning():
-    """Пул машинного отделения берёт потоки по числу доступных ядер; если больше, чем пределы ученика, — сказать."""
-    from course_lib.engine_room.pool import cpu_count
-    if cpu_count() > limits.THREADS:
-        return (f"Внимание: пул машинного отделения (course_lib/engine_room/pool.py) берёт {cpu_count()} потоков — по "
-                f"числу ядер; learner_env() ограничивает только BLAS и OpenMP ({limits.THREADS}).")
-    return None
-
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -191,9 +183,6 @@ def main(argv=None):
     env = limits.learner_env()
     print(f"Урок {args.lesson}; эта машина: {cores_word(here)}, загрузка (load average за минуту) {os.getloadavg()[0]:.1f}; "
           "пределы ученика: " + ", ".join(f"{k}={v}" for k, v in env.items()), flush=True)
-    warning = pool_warning()
-    if warning:
-        print(warning, flush=True)
     measured = {}
     for count in sorted({1, *args.learners}):
         print("1 ученик в одиночку…" if count == 1 else f"{learners_word(count)} сразу…", flush=True)
