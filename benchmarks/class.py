@@ -27,24 +27,18 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tools.classroom import limits  # noqa: E402
+from tools.classroom.russian import plural  # noqa: E402
 
 LESSONS = ROOT / "benchmarks" / "lessons.py"
 BUDGET_S = 300                   # урок всем классом — за 5 минут
 
 
-def _word(n, one, few, many):
-    """«1 ученик», «2 ученика», «5 учеников»."""
-    if n % 10 == 1 and n % 100 != 11:
-        return one
-    return few if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14) else many
-
-
 def learners_word(n):
-    return f"{n} {_word(n, 'ученик', 'ученика', 'учеников')}"
+    return plural(n, "ученик", "ученика", "учеников")
 
 
 def cores_word(n):
-    return f"{n} {_word(n, 'ядро', 'ядра', 'ядер')}"
+    return plural(n, "ядро", "ядра", "ядер")
 
 
 def seconds(value):
@@ -116,8 +110,8 @@ def capacity(measured, cores, memory_gb, reserve_gb, idle_mb, here_cores, thread
         f"Процессор. За {BUDGET_S} с у сервера {cores_word(cores)} × {BUDGET_S} с = {cores * BUDGET_S} с процессора. "
         f"Один ученик в одиночку тратит на урок {seconds(alone['cpu_s'])} с процессора.",
     ]
-    crowd = (f"{learners_word(most)} по {threads} {_word(threads, 'потоку', 'потока', 'потоков')} "
-             f"на {here_cores} {_word(here_cores, 'ядре', 'ядрах', 'ядрах')} этой машины")
+    crowd = (f"{learners_word(most)} по {plural(threads, 'потоку', 'потока', 'потоков')} "
+             f"на {plural(here_cores, 'ядре', 'ядрах', 'ядрах')} этой машины")
     if most * threads >= here_cores and contention > 1:
         lines.append(f"Когда ядер на всех не хватает ({crowd}), каждый тратит в {contention:.2f} раза больше — "
                      f"{seconds(busiest['cpu_s'])} с: ядра делят кэш и память. Эту поправку берём и для сервера.")

@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from tools import workspace  # noqa: E402
 from tools.classroom import limits  # noqa: E402
+from tools.classroom.russian import plural  # noqa: E402
 
 FORMAT = 1                       # версия файла --json: её проверяет tools/classroom/guide.py
 RUN_CACHE = ("COURSE_LIB_SAVE_RUNS", "COURSE_LIB_LOAD_RUNS")   # готовые прогоны make test: урок учит сам
@@ -166,7 +167,7 @@ def main(argv=None):
     if not args.quiet:
         limit = ("пределы ученика: " + ", ".join(f"{k}={v}" for k, v in where["class_limits"].items())
                  if args.class_limits else "без пределов ученика")
-        print(f"{where['cores']} ядер, {where['cpu']}, {where['memory_gb']} ГБ; загрузка машины перед замером "
+        print(f"{plural(where['cores'], 'ядро', 'ядра', 'ядер')}, {where['cpu']}, {where['memory_gb']} ГБ; загрузка машины перед замером "
               f"(load average за минуту) {where['load_before']}; {limit}")
         print("урок  время, с  процессор, с  пик памяти, МБ")
     try:

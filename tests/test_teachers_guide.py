@@ -118,3 +118,10 @@ def test_missing_markers_are_named(tmp_path, fast_guide, capsys):
     target.write_text(TEXT.replace("<!-- guide:plan:end -->", ""), encoding="utf-8")
     assert guide.main(["--check", "--file", str(target)]) == 2
     assert "пара пометок <!-- guide:plan:begin --> … <!-- guide:plan:end -->" in capsys.readouterr().err
+
+
+def test_a_spoiled_costs_mark_is_named(tmp_path, fast_guide, capsys):
+    target = tmp_path / "TEACHERS.md"
+    target.write_text(re.sub(r"<!-- costs: .*? -->", "<!-- costs: {\"lessons\": -->", TEXT), encoding="utf-8")
+    assert guide.main(["--file", str(target)]) == 2
+    assert "пометка costs в плане уроков TEACHERS.md испорчена" in capsys.readouterr().err

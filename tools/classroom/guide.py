@@ -24,6 +24,8 @@ import pathlib
 import re
 import sys
 
+from tools.classroom.russian import plural
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 GUIDE = ROOT / "TEACHERS.md"
 FORMAT = 1                      # версия файла цен, который пишет benchmarks/lessons.py --json
@@ -43,13 +45,6 @@ PLAN = {
     "09": ("уроки 03–08", "90 мин"),
     "10": ("уроки 01, 04, 05, 06, 08 и 09", "90 мин"),
 }
-
-
-def plural(n, one, few, many):
-    """«1 ответ», «2 ответа», «5 ответов»."""
-    if n % 10 == 1 and n % 100 != 11:
-        return f"{n} {one}"
-    return f"{n} {few if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14) else many}"
 
 
 def _markers(name):
@@ -106,7 +101,11 @@ def exercise(check, cases):
         else:
             hint = first_sentence(result.message)
             hints[hint] = hints.get(hint, 0) + 1
-    return {"name": check.__name__, "doc": " ".join((check.__doc__ or "").split()), "right": right, "hints": hints}
+    doc = " ".join((check.__doc__ or "").split())
+    if not doc:
+        raise ValueError(f"у проверки {check.__name__} нет строки документации: напишите в ней, что получает и что "
+                         "должна вернуть функция ученика — руководство берёт «что проверяет» оттуда")
+    return {"name": check.__name__, "doc": doc, "right": right, "hints": hints}
 
 
 def exercises_section():
@@ -164,8 +163,17 @@ def load_costs(path):
 
 def stored_costs(text):
     """Цены, записанные в пометке costs текущей таблицы плана, или None."""
-    match = re.search(r"<!-- costs: (\{.*?\}) -->", text)
-    return json.loads(match.group(1)) if match else None
+    match = re.search(r"<!-- costs: (.*?) -->", text)
+    if not match:
+        return None
+    try:
+        costs = json.loads(match.group(1))
+    except ValueError:
+        costs = None
+    if not isinstance(costs, dict) or not isinstance(costs.get("lessons"), dict) or "machine" not in costs:
+        raise ValueError("пометка costs в плане уроков TEACHERS.md испорчена: запишите цены заново — "
+                         ".venv/bin/python -m tools.classroom.guide --costs FILE (FILE — от benchmarks/lessons.py --json)")
+    return costs
 
 
 def _seconds(value):
