@@ -1,6 +1,6 @@
 """Ссылки курса ведут туда, где что-то есть: файл существует, а #якорь — заголовок в нём.
 
-Читаются markdown-ячейки уроков (lessons/NN_*.py), README.md, MAINTAINERS.md и страницы
+Читаются markdown-ячейки уроков (lessons/NN_*.py), README.md, MAINTAINERS.md, TEACHERS.md и страницы
 lessons/*.md (глоссарий, шпаргалка по формам). Якорь сверяется, как его строит GitHub: заголовок в нижнем
 регистре, без знаков препинания, пробелы — дефисы, повтор заголовка получает -1, -2, …
 У тетрадки (.ipynb) заголовки берутся из её markdown-ячеек.
@@ -99,7 +99,7 @@ def broken_links(path):
     return problems
 
 
-SOURCES = [ROOT / "README.md", ROOT / "MAINTAINERS.md",
+SOURCES = [ROOT / "README.md", ROOT / "MAINTAINERS.md", ROOT / "TEACHERS.md",
            *sorted(LESSONS.glob("[0-9][0-9]_*.py")), *sorted(LESSONS.glob("*.md"))]
 
 
