@@ -358,11 +358,11 @@ def my_softmax(scores):
 
 _ = check_softmax(my_softmax)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # Решение (раскройте ячейку, если застряли). Оно названо `softmax_solution`, чтобы не затереть
 # вашу `my_softmax`: после «Run All» ваша функция и её проверка выше остаются вашими.
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 def softmax_solution(scores):
     shifted = scores - scores.max(axis=-1, keepdims=True)     # сдвиг не меняет веса, но спасает от переполнения
     e = np.exp(shifted)
@@ -388,10 +388,10 @@ def attend_one(q, K, V):
 
 _ = check_attend_one(attend_one)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # Решение — `attend_one_solution`, ваша `attend_one` остаётся вашей:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 def attend_one_solution(q, K, V):
     scores = K @ q / np.sqrt(len(q))       # (T, d_k) @ (d_k,) -> (T,)
     weights = nt.softmax(scores)           # (T,), в сумме 1

@@ -537,10 +537,10 @@ def my_attention(Q, K, V):
 
 _ = check_attention(my_attention)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # Решение — под своим именем, чтобы ваша `my_attention` и её проверка выше остались вашими:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 def attention_solution(Q, K, V):
     scores = Q @ K.T / np.sqrt(K.shape[-1])                            # (T_q, T_k)
     scores = scores - scores.max(axis=-1, keepdims=True)               # от переполнения exp
@@ -564,10 +564,10 @@ def self_attention(X, W_q, W_k, W_v):
 
 _ = check_self_attention(self_attention)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # Решение:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 def self_attention_solution(X, W_q, W_k, W_v):
     Q, K, V = X @ W_q, X @ W_k, X @ W_v       # (T, d_model) @ (d_model, d_k) -> (T, d_k); V: (T, d_v)
     context, _ = attention_solution(Q, K, V)  # (T, d_v)

@@ -437,10 +437,10 @@ def permutation_matrix(order):
 
 check_permutation_matrix(permutation_matrix)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # Решение — под своим именем, чтобы ваша `permutation_matrix` и её проверка остались вашими:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Строка i матрицы P — единичный вектор e_order[i], он выбирает из X строку order[i].
 def permutation_matrix_solution(order):
     return np.eye(len(order))[order]
@@ -462,10 +462,10 @@ def equivariance_gap(f, X, order):
 
 check_equivariance_gap(equivariance_gap)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # Решение:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # f от переставленного входа против переставленного выхода f.
 def equivariance_gap_solution(f, X, order):
     return np.abs(f(X[order]) - f(X)[order]).max()
