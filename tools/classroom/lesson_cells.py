@@ -43,13 +43,14 @@ class Exercise:
     solution_cell: int
 
 
-def checker_calls(text):
-    """[(проверка, имя функции)] — вызовы вида check_x(f) в коде ячейки."""
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return []
-    return [(node.func.id, node.args[0].id) for node in ast.walk(tree)
+def checker_calls(code):
+    """[(проверка, имя функции)] — вызовы вида check_x(f) в коде ячейки (текст) или в узле ast."""
+    if isinstance(code, str):
+        try:
+            code = ast.parse(code)
+        except SyntaxError:
+            return []
+    return [(node.func.id, node.args[0].id) for node in ast.walk(code)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.startswith("check_")
             and node.args and isinstance(node.args[0], ast.Name)]
 
@@ -97,16 +98,21 @@ def function_node(text, name):
     raise ValueError(f"в ячейке нет функции {name}")
 
 
-def body_lines(text, node):
-    """Строки тела функции (после строки `def …:`, с комментариями внутри), как в ячейке."""
+def body_span(text, node):
+    """(начало, конец) тела функции в строках ячейки (срез lines[начало:конец], с комментариями внутри тела)."""
     depth = 0
     for tok in tokenize.generate_tokens(io.StringIO(text).readline):
         if tok.start < (node.lineno, node.col_offset) or tok.type != tokenize.OP:
             continue
         if tok.string == ":" and depth == 0:        # двоеточие заголовка, а не аннотации в скобках
-            return text.splitlines()[tok.end[0]:node.end_lineno]
+            return tok.end[0], node.end_lineno
         depth += (tok.string in "([{") - (tok.string in ")]}")
     raise ValueError(f"у функции {node.name} не нашлось заголовка")
+
+
+def body_lines(text, node):
+    start, end = body_span(text, node)
+    return text.splitlines()[start:end]
 
 
 def rename(text, names):
