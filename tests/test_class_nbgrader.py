@@ -6,7 +6,9 @@
 направлены туда же, ~/.jupyter не трогается.
 """
 
+import contextlib
 import csv
+import io
 import json
 import os
 import pathlib
@@ -17,11 +19,13 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from course_lib.exercises import BY_LESSON  # noqa: E402
+from tools import workspace  # noqa: E402
 from tools.classroom import nbgrader_course  # noqa: E402
 
+LESSONS = workspace.lessons()
+
 NBGRADER = pathlib.Path(sys.executable).parent / "nbgrader"
-pytestmark = pytest.mark.skipif(sys.version_info < (3, 11) or not NBGRADER.exists(),
-                                reason="nbgrader (extra class) нужен Python ≥ 3.11: pip install -e '.[class]'")
 
 # Ответы учеников — свои, не из урока: верный и с типичной ошибкой (оценки не поделены на √d_k).
 SOFTMAX = ["e = np.exp(scores - scores.max(axis=-1, keepdims=True))", "return e / e.sum(axis=-1, keepdims=True)"]
@@ -51,7 +55,20 @@ def _answer(notebook, answers):
     return notebook
 
 
+def _require_nbgrader():
+    """Без nbgrader тест пропускается; в CI (переменная CI) на Python ≥ 3.11 — падает: там extra class ставится."""
+    if NBGRADER.exists():
+        return
+    if sys.version_info < (3, 11):
+        pytest.skip("nbgrader 0.9 нужен Python ≥ 3.11 — здесь его не поставить")
+    reason = f"нет {NBGRADER}: поставьте extra class — pip install -e '.[class]'"
+    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        pytest.fail(f"{reason} — в CI тест nbgrader обязателен")
+    pytest.skip(reason)
+
+
 def test_three_learners_graded_with_russian_feedback(tmp_path):
+    _require_nbgrader()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"),
            "JUPYTER_DATA_DIR": str(tmp_path / "jupyter-data"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter-runtime"),
            "IPYTHONDIR": str(tmp_path / "ipython"), "PYTHONPATH": str(ROOT),
@@ -85,3 +102,46 @@ def test_three_learners_graded_with_russian_feedback(tmp_path):
                 for s in SUBMISSIONS}
     assert HINT in feedback["nbgtest_wrong"] and HINT not in feedback["nbgtest_right"]
     assert "ещё не решено" in feedback["nbgtest_untouched"]
+
+
+def _run_graded_cells(notebook, stub=False):
+    """Ячейки-ответы и тесты курса nbgrader по порядку, в одном пространстве имён (как ядро урока) ->
+    {проверка: вердикт}. stub=True — вместо решений заглушка, как у ученика после generate_assignment."""
+    namespace, verdicts = {}, {}
+    exec("import numpy as np\nimport course_lib as nt\n", namespace)
+    for cell in notebook["cells"]:
+        meta = cell["metadata"].get("nbgrader")
+        if not meta:
+            continue
+        text = cell["source"]
+        if stub and meta["solution"]:
+            head, _, rest = text.partition(nbgrader_course.BEGIN)
+            indent = head.splitlines()[-1]
+            text = head.rstrip(" ") + indent + nbgrader_course.STUB + rest.partition(nbgrader_course.END)[2]
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                exec(text, namespace)
+            except AssertionError:
+                pass
+        if meta["grade"]:
+            verdicts[meta["grade_id"]] = namespace["verdict"]
+    return verdicts
+
+
+@pytest.mark.parametrize("lesson", [p for p in LESSONS if p.name[:2] in BY_LESSON], ids=lambda p: p.stem)
+def test_every_lesson_converts_and_its_solutions_pass(lesson):
+    """Без nbgrader, дёшево, для всех уроков: решения под именами учеников проходят свои проверки, заглушка — ⏳,
+    у каждой проверки своя ячейка-тест на 1 балл, решений урока в тетрадке нет."""
+    notebook = nbgrader_course.convert(lesson)
+    checkers = list(BY_LESSON[lesson.name[:2]])
+    tests = [c["metadata"]["nbgrader"] for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade")]
+    assert [(t["grade_id"], t["points"], t["locked"]) for t in tests] == [(c, 1, True) for c in checkers]
+    assert not any(workspace.is_solution(c) for c in notebook["cells"])
+    code = "".join(c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+                   for c in notebook["cells"] if c["cell_type"] == "code")
+    assert "_solution" not in code, "код тетрадки nbgrader зовёт функцию-решение урока"
+    solved = _run_graded_cells(notebook)
+    assert {c: v.passed for c, v in solved.items()} == dict.fromkeys(checkers, True), \
+        {c: v.message for c, v in solved.items()}
+    stubbed = _run_graded_cells(notebook, stub=True)
+    assert {c: (v.passed, v.solved) for c, v in stubbed.items()} == dict.fromkeys(checkers, (False, False))
