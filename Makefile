@@ -55,6 +55,20 @@ fresh: $(LAB_STAMP)
 	@test -n "$(LESSON)" || { echo "укажите урок: make fresh LESSON=03"; exit 2; }
 	@$(BIN)/python tools/workspace.py --work $(WORK) --fresh $(LESSON)
 
+# Ответы учителя отдельно от уроков: class/answers/ — по странице на урок (задание, проверка, решение).
+# Папка только для владельца (0700, файлы 0600): на сервере класса ученики могут читать репозиторий, а ответы — нет.
+# Только некоторые уроки: make answers ONLY="02 03".
+.PHONY: answers nbgrader
+answers: $(LAB_STAMP)
+	$(BIN)/python -m tools.classroom.answers --out class/answers $(if $(ONLY),--lessons $(ONLY))
+
+# Курс nbgrader из тех же уроков: make nbgrader OUT=папка (по умолчанию class/nbgrader/, ONLY="02 03" — только эти).
+# Упражнение — область решения, каждый вызов проверки — автотест на 1 балл; решения уроков выброшены.
+# Сам nbgrader ставит extra class (pip install -e '.[class]'); его команды запускайте из OUT с .venv/bin в PATH.
+OUT ?= class/nbgrader
+nbgrader: $(LAB_STAMP)
+	$(BIN)/python -m tools.classroom.nbgrader_course --out $(OUT) $(if $(ONLY),--lessons $(ONLY))
+
 # Всё идёт до конца, даже если что-то упало, и make test падает, если упало хоть что-то.
 # Сначала три потока одновременно (на 2 ядрах заняты оба всё время):
 # 1) pytest tests/ — библиотека, виджеты, упражнения, тетрадки (кроме трёх файлов ниже);

@@ -411,7 +411,7 @@ def cosine(a, b):
 
 check_cosine(cosine)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 def cosine_solution(a, b):
     return a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
 
@@ -430,7 +430,7 @@ def one_hot_lookup(ids, weight):
 
 check_one_hot_lookup(one_hot_lookup)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 def one_hot_lookup_solution(ids, weight):
     one_hot = np.eye(weight.shape[0])[ids]              # (T, V)
     return one_hot @ weight                             # (T, V) @ (V, dim) -> (T, dim)
@@ -450,7 +450,7 @@ def nearest(word, vocab, vectors, k):
 
 check_nearest(nearest)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 def nearest_solution(word, vocab, vectors, k):
     unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)   # (V, dim), каждая строка длины 1
     cosines = unit @ unit[vocab.index(word)]                          # (V,)

@@ -437,10 +437,10 @@ def permutation_matrix(order):
 
 check_permutation_matrix(permutation_matrix)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # Решение — под своим именем, чтобы ваша `permutation_matrix` и её проверка остались вашими:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Строка i матрицы P — единичный вектор e_order[i], он выбирает из X строку order[i].
 def permutation_matrix_solution(order):
     return np.eye(len(order))[order]
@@ -462,10 +462,10 @@ def equivariance_gap(f, X, order):
 
 check_equivariance_gap(equivariance_gap)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # Решение:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # f от переставленного входа против переставленного выхода f.
 def equivariance_gap_solution(f, X, order):
     return np.abs(f(X[order]) - f(X)[order]).max()
@@ -474,14 +474,19 @@ def equivariance_gap_solution(f, X, order):
 check_equivariance_gap(equivariance_gap_solution)
 
 # %% [markdown]
-# С готовой функцией — оба случая этого урока одной строкой (здесь стоит решение; когда
-# заработает ваша `equivariance_gap`, подставьте её):
+# С готовой функцией — оба случая этого урока одной строкой. Ячейка считает вашей
+# `equivariance_gap`, а пока она не написана (или падает) — формулой из задания, и пишет, чем считала:
 
 # %%
 X = embed(tokens)
-without = equivariance_gap_solution(attend, X, perm)
-with_positions = equivariance_gap_solution(lambda X: attend(X + sinusoidal_encoding(len(X), d_model)), X, perm)
-print(f"без позиций: {'< 1e-12' if without < 1e-12 else without};  с позициями: {with_positions:.3f}")
+layers = (attend, lambda X: attend(X + sinusoidal_encoding(len(X), d_model)))   # без позиций, с позициями
+try:                                       # ваша equivariance_gap, если она уже считает
+    without, with_positions = [float(equivariance_gap(f, X, perm)) for f in layers]
+    whose = "ваша equivariance_gap"
+except Exception:                          # не написана или упала (её вердикт — выше): формула из задания
+    without, with_positions = [float(np.abs(f(X[perm]) - f(X)[perm]).max()) for f in layers]
+    whose = "формула из задания"
+print(f"{whose} — без позиций: {'< 1e-12' if without < 1e-12 else without};  с позициями: {with_positions:.3f}")
 
 # %% [markdown]
 # ## Итог

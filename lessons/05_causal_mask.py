@@ -379,10 +379,10 @@ def causal_weights(scores):
 
 check_causal_weights(causal_weights)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # Решение — под своим именем, чтобы ваша `causal_weights` и её проверка остались вашими:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # T — последняя ось; маска (T, T) сама растягивается на батч и головы.
 def causal_weights_solution(scores):
     T = scores.shape[-1]
@@ -405,10 +405,10 @@ def padding_mask(lengths, T):
 
 check_padding_mask(padding_mask)
 
-# %% [markdown]
+# %% [markdown] tags=["solution"]
 # Решение:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Позиция t настоящая, если t < L; две новые оси — для голов и запросов.
 def padding_mask_solution(lengths, T):
     return (np.arange(T) < np.asarray(lengths)[:, None])[:, None, None, :]

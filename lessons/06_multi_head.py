@@ -391,7 +391,7 @@ def split_heads(x, h):
 
 check_split_heads(split_heads)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Решение — под своим именем: ваша split_heads и её вердикт выше остаются вашими.
 # Сначала режем вектор каждого токена (reshape), потом выносим ось голов вперёд (transpose).
 def split_heads_solution(x, h):
@@ -414,7 +414,7 @@ def merge_heads(x):
 
 check_merge_heads(merge_heads)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Решение — под своим именем: ваша merge_heads остаётся вашей.
 # Ось голов обратно к d_head (transpose), потом склеить последние две оси (reshape).
 def merge_heads_solution(x):

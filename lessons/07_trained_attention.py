@@ -494,7 +494,7 @@ def train_loop(model, optimizer, loss_fn, steps):
 
 check_training_loop(train_loop)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Решение — под своим именем: ваша train_loop и её вердикт выше остаются вашими.
 # Стереть старые градиенты, прямой проход, обратный проход, шаг — и запомнить число.
 def train_loop_solution(model, optimizer, loss_fn, steps):
@@ -524,7 +524,7 @@ def previous_and_first(weights):
 
 check_relation_scores(previous_and_first)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Решение — под своим именем: ваша previous_and_first остаётся вашей.
 # t — запросы 2…T−1; weights[:, t, t - 1] — «t смотрит на соседа слева», weights[:, t, 0] — «на первую».
 def previous_and_first_solution(weights):

@@ -641,7 +641,7 @@ def my_online_softmax_step(m, l, acc, scores, values):
 
 _ = check_online_softmax_step(my_online_softmax_step)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Решение — под своим именем: ваша my_online_softmax_step и её вердикт выше остаются вашими.
 def online_softmax_step_solution(m, l, acc, scores, values):
     m_new = np.maximum(m, scores.max(axis=-1, keepdims=True))   # максимум из старого и блока
@@ -670,7 +670,7 @@ def my_kv_step(k_cache, v_cache, q_new, k_new, v_new):
 
 _ = check_kv_step(my_kv_step)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Решение — под своим именем: ваша my_kv_step остаётся вашей.
 def kv_step_solution(k_cache, v_cache, q_new, k_new, v_new):
     k_cache = np.concatenate([k_cache, k_new], axis=-2)        # новый токен — новая строка в конце

@@ -673,7 +673,7 @@ def my_prefix_matching(weights):
 
 _ = check_prefix_matching(my_prefix_matching)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Решение: L из T = 1 + 2L; q — позиции второй копии; q − L + 1 — «после прошлого раза».
 def prefix_matching_solution(weights):
     L = (weights.shape[-1] - 1) // 2
@@ -697,7 +697,7 @@ def my_previous_token_head(weights):
 
 _ = check_previous_token_head(my_previous_token_head)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Решение: score (layers, h) — средний вес на t − 1; самый большой — его номер в паре (слой, голова).
 def previous_token_head_solution(weights):
     t = np.arange(1, weights.shape[-1])
@@ -724,7 +724,7 @@ def my_layer_norm(x, weight, bias, eps=1e-5):
 
 _ = check_layer_norm(my_layer_norm)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Решение: mean и var по последней оси с keepdims, eps — под корнем.
 def layer_norm_solution(x, weight, bias, eps=1e-5):
     mean = x.mean(axis=-1, keepdims=True)

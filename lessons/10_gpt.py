@@ -501,7 +501,7 @@ def my_next_token_probs(logits, temperature, top_k):
 
 _ = check_next_token_probs(my_next_token_probs)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Решение: сначала температура, потом порог — k-й по величине логит; вне top-k — -inf, потом softmax.
 def next_token_probs_solution(logits, temperature, top_k):
     scaled = logits / temperature
@@ -526,7 +526,7 @@ def my_bigram_loss(train_ids, val_ids, V):
 
 _ = check_bigram_loss(my_bigram_loss)
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"source_hidden": true} tags=["solution"]
 # Решение: np.add.at считает повторяющиеся пары честно (counts[a, b] += 1 с массивами — нет).
 def bigram_loss_solution(train_ids, val_ids, V):
     counts = np.ones((V, V))

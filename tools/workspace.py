@@ -2,6 +2,7 @@
 
     .venv/bin/python tools/workspace.py             # make lab: создать work/ и докопировать новые уроки
     .venv/bin/python tools/workspace.py --fresh 03  # make fresh LESSON=03: урок 03 заново
+    .venv/bin/python tools/workspace.py --work DIR --no-solutions   # копии без ячеек-решений (класс)
 
 Скрипт берёт только стандартную библиотеку Python, поэтому годится любой python3 — из .venv,
 из conda-окружения или системный: ему не нужно ничего, что ставит `make lab`.
@@ -10,10 +11,13 @@
 в git, а `make test` сверяет выводы уроков из lessons/, а не его. Уже скопированный урок
 никогда не перезаписывается; `--fresh` кладёт прежнюю копию в work/backup/ и берёт урок заново.
 В work/ только .ipynb: свой jupytext.toml отключает пары, и сохранение не создаёт .py.
+`--no-solutions` (для класса) копирует уроки без ячеек с меткой `solution`: проверкам они не нужны,
+а ответы учитель берёт отдельно (`make answers`).
 """
 
 import argparse
 import datetime
+import json
 import pathlib
 import shutil
 import sys
@@ -29,6 +33,9 @@ formats = "ipynb"
 """
 
 
+SOLUTION_TAG = "solution"       # метка ячеек-решений в уроках; tools/classroom/ берёт её отсюда
+
+
 def lessons(source=LESSONS):
     return sorted(pathlib.Path(source).glob("[0-9][0-9]_*.ipynb"))
 
@@ -38,8 +45,28 @@ def documents(source=LESSONS):
     return sorted(pathlib.Path(source).glob("*.md"))
 
 
-def prepare(work=WORK, source=LESSONS):
-    """Создаёт work/ и копирует в неё уроки (и их .md-страницы), которых там ещё нет; -> список скопированных."""
+def is_solution(cell):
+    """Ячейка-решение (или markdown, который только его представляет): в её метаданных метка `solution`."""
+    return SOLUTION_TAG in cell.get("metadata", {}).get("tags", [])
+
+
+def without_solutions(lesson):
+    """Текст тетрадки урока без ячеек с меткой `solution` — в том же виде, в каком тетрадки пишет Jupyter."""
+    notebook = json.loads(pathlib.Path(lesson).read_text(encoding="utf-8"))
+    notebook["cells"] = [c for c in notebook["cells"] if not is_solution(c)]
+    return json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+
+
+def _copy(lesson, target, solutions):
+    if solutions or lesson.suffix != ".ipynb":
+        shutil.copy2(lesson, target)
+    else:
+        target.write_text(without_solutions(lesson), encoding="utf-8")
+
+
+def prepare(work=WORK, source=LESSONS, solutions=True):
+    """Создаёт work/ и копирует в неё уроки (и их .md-страницы), которых там ещё нет; -> список скопированных.
+    solutions=False — уроки без ячеек-решений (метка `solution`)."""
     work = pathlib.Path(work)
     work.mkdir(parents=True, exist_ok=True)
     config = work / "jupytext.toml"
@@ -52,7 +79,7 @@ def prepare(work=WORK, source=LESSONS):
     for lesson in [*lessons(source), *documents(source)]:
         target = work / lesson.name
         if not target.exists():
-            shutil.copy2(lesson, target)
+            _copy(lesson, target, solutions)
             copied.append(target)
     for page in documents(source):              # справочные страницы, не уроки: всегда свежие
         shutil.copy2(page, work / page.name)
@@ -77,17 +104,18 @@ def find_lesson(name, source=LESSONS):
     return matches[0]
 
 
-def fresh(name, work=WORK, source=LESSONS, now=None):
+def fresh(name, work=WORK, source=LESSONS, now=None, solutions=True):
     """Урок заново из lessons/; прежняя копия ученика (если была) — в work/backup/. -> (урок, копия или None)."""
     lesson, work = find_lesson(name, source), pathlib.Path(work)
-    prepare(work, source)
+    prepare(work, source, solutions)
     target, backup = work / lesson.name, None
-    if target.read_bytes() != lesson.read_bytes():
+    course_copy = lesson.read_bytes() if solutions else without_solutions(lesson).encode("utf-8")
+    if target.read_bytes() != course_copy:
         stamp = (now or datetime.datetime.now()).strftime("%Y-%m-%d-%H%M%S")
         backup = work / "backup" / f"{lesson.stem}-{stamp}.ipynb"
         backup.parent.mkdir(exist_ok=True)
         shutil.move(target, backup)
-        shutil.copy2(lesson, target)
+        _copy(lesson, target, solutions)
     return target, backup
 
 
@@ -102,18 +130,20 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description="Рабочая копия уроков в work/")
     parser.add_argument("--work", type=pathlib.Path, default=WORK, help="папка рабочей копии (по умолчанию work/)")
     parser.add_argument("--fresh", metavar="УРОК", help="начать урок заново: номер (03) или имя")
+    parser.add_argument("--no-solutions", dest="solutions", action="store_false",
+                        help="копии уроков без ячеек-решений (для класса: ответы учитель берёт через make answers)")
     args = parser.parse_args(argv)
     work = args.work.resolve()
     if args.fresh:
         try:
-            target, backup = fresh(args.fresh, work)
+            target, backup = fresh(args.fresh, work, solutions=args.solutions)
         except ValueError as error:
             print(f"make fresh: {error}", file=sys.stderr)
             return 2
         print(f"{_show(target)} — снова как в курсе" +
               (f"; ваша прежняя копия: {_show(backup)}" if backup else " (вы его ещё не меняли)"))
         return 0
-    copied = prepare(work)
+    copied = prepare(work, solutions=args.solutions)
     if copied:
         print(f"Ваши тетрадки — в {_show(work)}/ ({summary(copied)}). Там их можно менять и сохранять;")
         print("lessons/ остаётся как в курсе. Начать урок заново: make fresh LESSON=03")
