@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from course_lib.blas import one_blas_thread
 from course_lib.props.gpt_training import evaluate
 from course_lib.props.induction import ablate
 
@@ -74,7 +74,7 @@ def head_scores(model, windows, space_id, L=32):
     Индукционная — на первых L символах каждого окна, повторённых дважды (K, 2L).
     """
     windows = np.asarray(windows)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         weights = model.attention_weights(windows)                    # (K, layers, h, T, T)
     T = windows.shape[1]
     t = np.arange(1, T)
@@ -91,7 +91,7 @@ def head_scores(model, windows, space_id, L=32):
     rows, keys = np.array(rows), np.array(keys)
     space = weights[rows[:, 0], :, :, rows[:, 1], keys].mean(axis=0)  # (layers, h)
     repeated = np.concatenate([windows[:, :L], windows[:, :L]], axis=1)   # (K, 2L)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         weights = model.attention_weights(repeated)
     q = np.arange(L, 2 * L - 1)                                        # второй копии, кроме последнего
     induction = weights[..., q, q - L + 1].mean(axis=(0, -1))          # (layers, h)

@@ -10,10 +10,10 @@
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from course_lib._checks import check_int
 from course_lib.autograd.tensor import no_grad
+from course_lib.blas import one_blas_thread
 from course_lib.engine_room import fast
 from course_lib.functional import cross_entropy
 from course_lib.nn import GPT
@@ -91,7 +91,7 @@ def evaluate(model, windows, chunk=32):
     Быстрым путём и в один поток BLAS, как обучение: на занятой машине лишние потоки BLAS только мешают.
     """
     total = 0.0
-    with no_grad(), fast(), threadpool_limits(limits=1, user_api="blas"):
+    with no_grad(), fast(), one_blas_thread():
         for start in range(0, len(windows), chunk):
             part = windows[start:start + chunk]
             total += cross_entropy(model(part[:, :-1]), part[:, 1:]).item() * len(part)
@@ -157,7 +157,7 @@ def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_f
 
     # Те же формулы быстрым путём (nt.fast(), урок 08). BLAS — в один поток: на матрицах 64×64
     # второй поток не ускоряет (benchmarks/training.py), а ядра занимает пул машинного отделения.
-    with fast(), threadpool_limits(limits=1, user_api="blas"):
+    with fast(), one_blas_thread():
         progress(0, steps, float("nan"))
         measure(0)
         for step in range(1, steps + 1):
