@@ -20,6 +20,11 @@ from course_lib.rng import generator
 # поначалу порядка 0.1: без множителя они тонули бы во входе. GPT-2 берёт таблицы с разбросом 0.02.
 EMBEDDING_SCALE = 0.1
 
+# Цена одного прохода одного блока сверх самих умножений — время Python и NumPy на два десятка мелких
+# операций (около 0.5 мс), в тех же единицах, что и работа: умножениях-сложениях (≈ 3·10¹⁰ в секунду).
+# Для оценок «сколько это займёт» до начала: на маленьких моделях она и есть почти вся цена.
+PASS_OVERHEAD = 2 * 10**7
+
 
 class GPT(Module):
     """Языковая модель GPT: ids (N, T) целые -> logits (N, T, vocab_size) — оценки следующего токена (урок 10).
@@ -124,7 +129,8 @@ class GPT(Module):
         total = T0 + max_new_tokens
         check_memory(8 * N * total, f"номера токенов ответа ({N}, {total}) int64", "generate",
                      "меньше max_new_tokens (сотни или тысячи символов — уже страница текста)")
-        per_token = 2 * self.num_params() + 4 * self.num_layers * self.max_len * self.d_model   # веса и окно внимания
+        per_token = (2 * self.num_params() + 4 * self.num_layers * self.max_len * self.d_model   # веса и окно внимания
+                     + self.num_layers * PASS_OVERHEAD)
         check_work(N * max_new_tokens * per_token + N * total * total // 2,      # + копии растущего ответа
                    f"{max_new_tokens:,} новых токенов для {N} строк".replace(",", " "), "generate",
                    "меньше max_new_tokens (сотни или тысячи символов — уже страница текста)")

@@ -11,21 +11,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_lib._checks import check_int
 from course_lib.autograd.tensor import no_grad
 from course_lib.blas import one_blas_thread
 from course_lib.engine_room import fast
 from course_lib.functional import cross_entropy
 from course_lib.nn import GPT
 from course_lib.optim import Adam
+from course_lib.props.gpt_settings import run_settings
 from course_lib.props.progress import TextProgress
 from course_lib.props.run_memory import RunMemory
-from course_lib.props.text_file import check_text_length
 from course_lib.props.tokenizer import CharTokenizer
 from course_lib.rng import temporary_seed
 
-PHRASES = ("кот сел на тёплый коврик",)   # на них снимаются веса внимания
-PROMPT = "Внимание"                       # с него начинаются образцы текста
 SAMPLE_SEED = 2026                        # образцы на всех снимках — из одного зерна: разница только в модели
 VAL_WINDOWS = 128                         # окон проверочной части для loss на проверке
 CACHE_SIZE = 4                            # сколько прогонов помнить
@@ -33,7 +30,7 @@ CACHE_SIZE = 4                            # сколько прогонов по
 
 @dataclass
 class Snapshot:
-    """Модель после step шагов: loss на проверке, образец текста (продолжение PROMPT) и веса
+    """Модель после step шагов: loss на проверке, образец текста (продолжение prompt) и веса
     внимания на каждой фразе — кортеж массивов (num_layers, h, T_фразы, T_фразы)."""
     step: int
     val_loss: float
@@ -99,31 +96,27 @@ def evaluate(model, windows, chunk=32):
 
 
 def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, batch=16, lr=3e-3,
-              lr_final=None, causal=True, val_fraction=0.1, eval_every=100, snapshot_steps=(), phrases=PHRASES, prompt=PROMPT,
+              lr_final=None, causal=True, val_fraction=0.1, eval_every=100, snapshot_steps=(), phrases=None, prompt=None,
               sample_len=100, dtype=np.float32, progress=None):
     """Учит GPT(vocab, T, d_model, num_heads, num_layers) steps шагами Adam на окнах text (урок 10) -> GPTRun.
 
     seed задаёт и начальные веса, и батчи. Loss на проверке — после каждых eval_every шагов и
     на snapshot_steps, где ещё снимаются образец (sample_len символов после prompt) и веса
-    внимания на phrases. dtype — тип весов: float32 вдвое быстрее float64, а точности ему хватает.
+    внимания на phrases. prompt и phrases по умолчанию (None) — gpt_settings.PROMPT и PHRASES, если их символы
+    есть в тексте, иначе начало самого текста (`gpt_settings.py`).
+    dtype — тип весов: float32 вдвое быстрее float64, а точности ему хватает.
     progress(step, steps, loss) — после каждого шага; None — строка
     текстом (TextProgress), в Jupyter — `course_lib.widgets.progress_bar()`.
     lr_final — если задан, lr убывает косинусом от lr до lr_final (`learning_rate`).
     causal=False — модель без причинной маски (урок 10 показывает, чему она тогда учится).
+    Все аргументы проверяются до обучения, память и работа оцениваются заранее (`run_settings`).
     """
-    if not isinstance(text, str):
-        raise TypeError(f"train_gpt ждёт текст строкой (например, load_text(путь)), а пришёл {type(text).__name__}")
-    check_int(steps, "steps", "train_gpt", meaning=" (сколько шагов обучения)")
-    check_int(seed, "seed", "train_gpt", low=0, meaning=" (зерно весов и батчей)")
-    check_int(batch, "batch", "train_gpt", meaning=" (сколько окон в батче)")
-    check_int(eval_every, "eval_every", "train_gpt", meaning=" (через сколько шагов мерить loss на проверке)")
-    check_int(sample_len, "sample_len", "train_gpt", low=0, meaning=" (сколько символов в образце)")
-    for s in snapshot_steps:
-        check_int(s, "snapshot_steps", "train_gpt", low=0, high=steps, meaning=" (после скольких шагов снимок)")
-    check_text_length(text, T, val_fraction)
-    key = (text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_final, causal, val_fraction, eval_every,
-           tuple(sorted(set(snapshot_steps))), tuple(phrases), prompt, sample_len, np.dtype(dtype).name)
-    return _RUNS.recall(key, lambda: _train(*key, progress=progress or TextProgress()))
+    settings = run_settings(text, steps, seed=seed, T=T, d_model=d_model, num_heads=num_heads, num_layers=num_layers,
+                            batch=batch, lr=lr, lr_final=lr_final, causal=causal, val_fraction=val_fraction,
+                            eval_every=eval_every, snapshot_steps=snapshot_steps, phrases=phrases, prompt=prompt,
+                            sample_len=sample_len, dtype=dtype, progress=progress, val_windows=VAL_WINDOWS)
+    key = tuple(settings.items())                 # прогон помнится по именам и значениям аргументов
+    return _RUNS.recall(key, lambda: _train(**settings, progress=progress or TextProgress()))
 
 
 _RUNS = RunMemory("train_gpt", CACHE_SIZE)

@@ -18,7 +18,7 @@ class CharTokenizer:
             raise ValueError(f"словарь CharTokenizer — отдельные символы, а в нём {', '.join(bad[:5])}")
         if len(set(vocab)) != len(vocab):
             repeated = sorted({c for c in vocab if vocab.count(c) > 1})
-            raise ValueError(f"в словаре CharTokenizer символы повторяются: {_shown(repeated)} — у символа один номер")
+            raise ValueError(f"в словаре CharTokenizer символы повторяются: {shown_chars(repeated)} — у символа один номер")
         if not vocab:
             raise ValueError("словарь CharTokenizer пуст: постройте его из текста, CharTokenizer.from_text(текст)")
         self.vocab = vocab
@@ -42,7 +42,7 @@ class CharTokenizer:
         unknown = sorted(set(text) - self._index.keys())
         if unknown:
             raise ValueError(
-                f"символов {_shown(unknown)} нет в словаре ({self.vocab_size} символов обучающего текста): "
+                f"символов {shown_chars(unknown)} нет в словаре ({self.vocab_size} символов обучающего текста): "
                 "модель их ни разу не видела, и номера у них нет. Уберите или замените их — "
                 "например, text.replace(…), — или постройте словарь по тексту, где они есть"
             )
@@ -62,7 +62,7 @@ class CharTokenizer:
         return f"CharTokenizer(vocab_size={self.vocab_size})"
 
 
-def _shown(chars, limit=12):
+def shown_chars(chars, limit=12):
     """Символы для сообщения: «a», «\\n»… — невидимые показаны как в Python."""
     shown = ", ".join(f"«{c}»" if c.isprintable() and not c.isspace() else repr(c) for c in chars[:limit])
     return shown + (f" и ещё {len(chars) - limit}" if len(chars) > limit else "")
