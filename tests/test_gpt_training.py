@@ -252,7 +252,7 @@ def test_not_a_checkpoint_is_refused(tmp_path):
     with pytest.raises(ValueError, match="не чекпойнт save_gpt"):
         load_gpt(tmp_path / "text.npz")
     np.savez(tmp_path / "pickled.npz", config=np.array([{"код": 1}], dtype=object))
-    with pytest.raises(ValueError, match="не чекпойнт save_gpt"):
+    with pytest.raises(ValueError, match="массив «config» — объекты Python \\(pickle\\)"):
         load_gpt(tmp_path / "pickled.npz")
     model, tokenizer = tiny_model_and_tokenizer()
     with pytest.raises(ValueError, match="словарь от другой модели"):

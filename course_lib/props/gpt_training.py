@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from course_lib._checks import check_int
 from course_lib.autograd.tensor import no_grad
 from course_lib.blas import one_blas_thread
 from course_lib.engine_room import fast
@@ -20,7 +21,7 @@ from course_lib.optim import Adam
 from course_lib.props.gpt_settings import run_settings
 from course_lib.props.progress import TextProgress
 from course_lib.props.run_memory import RunMemory
-from course_lib.props.tokenizer import CharTokenizer
+from course_lib.props.tokenizer import CharTokenizer, check_token_ids
 from course_lib.rng import temporary_seed
 
 SAMPLE_SEED = 2026                        # образцы на всех снимках — из одного зерна: разница только в модели
@@ -87,6 +88,8 @@ def evaluate(model, windows, chunk=32):
 
     Быстрым путём и в один поток BLAS, как обучение: на занятой машине лишние потоки BLAS только мешают.
     """
+    windows = check_token_ids(windows, "windows", "evaluate", ndim=2, min_length=2)   # номера проверит сама модель
+    check_int(chunk, "chunk", "evaluate", meaning=" (сколько окон за один проход)")
     total = 0.0
     with no_grad(), fast(), one_blas_thread():
         for start in range(0, len(windows), chunk):
