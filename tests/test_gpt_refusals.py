@@ -28,9 +28,10 @@ from course_lib.nn.gpt import num_params
 from course_lib.nn.sampling import next_token_probs, sample_next_token
 from course_lib.props import gpt_training
 from course_lib.props.gpt_checkpoint import lesson_checkpoint_path, load_gpt, save_gpt
-from course_lib.props.gpt_reading import bigram_loss, head_scores, known_word_share, longest_run, unigram_loss
+from course_lib.props.gpt_reading import (ablation_costs, bigram_loss, head_scores, known_word_share, longest_run,
+                                          unigram_loss)
 from course_lib.props.gpt_settings import PHRASES, PROMPT
-from course_lib.props.gpt_training import evaluate, forget_runs, train_gpt
+from course_lib.props.gpt_training import evaluate, fixed_windows, forget_runs, random_windows, split_ids, train_gpt
 from course_lib.props.text_file import load_text
 from course_lib.props.tokenizer import CharTokenizer
 
@@ -288,6 +289,12 @@ ROWS = [
         r"tokenizer\.encode\(' '\)", "нет ни одного пробела"),
     Row("head_scores(модель None)", lambda: head_scores(None, ids(2, 8), 0), TypeError, "GPT", "NoneType"),
     Row("evaluate(model, None)", lambda: evaluate(gpt(), None), TypeError, "windows — число, массив", "None"),
+    Row("split_ids(None, …)", lambda: split_ids(None, 8, 0.1), TypeError, "ids — число, массив", "None"),
+    Row("split_ids(5 номеров, T = 8)", lambda: split_ids(np.arange(5), 8, 0.1), ValueError, "хотя бы с 90 номерами", r"\(5,\)"),
+    Row("fixed_windows(count=0)", lambda: fixed_windows(np.arange(50), 8, count=0), ValueError, "count — целое число ≥ 1", "0"),
+    Row("fixed_windows(короче окна)", lambda: fixed_windows(np.arange(5), 8), ValueError, "хотя бы с 9 номерами", r"\(5,\)"),
+    Row("random_windows(rng=None)", lambda: random_windows(np.arange(50), 2, 8, None), TypeError, "default_rng", "NoneType"),
+    Row("ablation_costs(model, None, …)", lambda: ablation_costs(gpt(), None, [(0, 0)]), TypeError, "windows — число", "None"),
     Row("evaluate(0 окон)", lambda: evaluate(gpt(), ids(0, 9)), ValueError, "хотя бы одной строкой", r"\(0, 9\)"),
     # ---- библиотека ---------------------------------------------------------------------------------------
     Row("sdpa(scale=-1)", lambda: nt.scaled_dot_product_attention(np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 4)), scale=-1),
@@ -533,3 +540,16 @@ def test_the_run_key_is_built_from_named_arguments():
     assert len(settings) == len(key), "имена в ключе повторяются"
     assert (settings["steps"], settings["T"], settings["batch"], settings["dtype"]) == (2, 8, 8, "float32")
     assert set(settings) == set(train_gpt.__code__.co_varnames[:train_gpt.__code__.co_argcount]) - {"progress"}
+
+
+def test_encode_and_load_text_refuse_what_does_not_fit_before_allocating(tmp_path, monkeypatch):
+    """Под пределом памяти в 1 МиБ: текст в мегабайт не кодируется и не читается, а отказ называет размер."""
+    import course_lib._checks as checks
+    monkeypatch.setattr(checks, "memory_limit", lambda: 2**20)
+    text = "кот сел. " * 2**17                                         # 1 179 648 символов
+    with pytest.raises(MemoryLimitError, match=r"encode: номера 1179648 символов .* займут 18\.0 МиБ"):
+        CharTokenizer.from_text("кот сел. ").encode(text)
+    path = tmp_path / "мой.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(MemoryLimitError, match="load_text: текст из файла .* займут"):
+        load_text(path)

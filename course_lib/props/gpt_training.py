@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_lib._checks import check_int
+from course_lib._checks import check_generator, check_int
 from course_lib.autograd.tensor import no_grad
 from course_lib.blas import one_blas_thread
 from course_lib.engine_room import fast
@@ -21,6 +21,7 @@ from course_lib.optim import Adam
 from course_lib.props.gpt_settings import run_settings
 from course_lib.props.progress import TextProgress
 from course_lib.props.run_memory import RunMemory
+from course_lib.props.text_file import min_text_length
 from course_lib.props.tokenizer import CharTokenizer, check_token_ids
 from course_lib.rng import temporary_seed
 
@@ -53,6 +54,7 @@ class GPTRun:
 
 def split_ids(ids, T, val_fraction):
     """Обучающая часть (начало) и проверочная (последние val_fraction), в каждой ≥ T + 1 символов."""
+    ids = check_token_ids(ids, "ids", "split_ids", ndim=1, min_length=min_text_length(T, val_fraction))
     n_val = max(int(len(ids) * val_fraction), T + 1)
     if len(ids) - n_val < T + 1:
         raise ValueError(f"после проверочной части ({n_val} символов) на обучение осталось {len(ids) - n_val}, "
@@ -62,14 +64,24 @@ def split_ids(ids, T, val_fraction):
 
 def random_windows(ids, N, T, rng):
     """N случайных окон по T + 1 подряд идущих номеров: (N, T + 1). Вход — [:, :-1], ответ — [:, 1:]."""
+    _check_windows(ids, T, "random_windows", N, "N", " (сколько окон)")
+    check_generator(rng, "random_windows")
     starts = rng.integers(0, len(ids) - T, size=N)                  # (N,)
     return ids[starts[:, None] + np.arange(T + 1)]                  # (N, T + 1)
 
 
 def fixed_windows(ids, T, count=VAL_WINDOWS):
     """count окон (count, T + 1), равномерно по всему ids: одни и те же при каждой проверке."""
+    _check_windows(ids, T, "fixed_windows", count, "count", " (сколько окон)")
     starts = np.linspace(0, len(ids) - T - 1, count).round().astype(np.int64)
     return ids[starts[:, None] + np.arange(T + 1)]
+
+
+def _check_windows(ids, T, where, count, name, meaning):
+    """Окна по T + 1 номеру из ids (T,): номера — целые, их хотя бы T + 1, count окон — целое ≥ 1."""
+    check_int(T, "T", where, meaning=" (длина окна)")
+    check_int(count, name, where, meaning=meaning)
+    check_token_ids(ids, "ids", where, ndim=1, min_length=T + 1)
 
 
 def learning_rate(step, steps, lr, lr_final):

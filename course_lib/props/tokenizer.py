@@ -7,7 +7,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_numbers
+from course_lib._checks import check_memory, check_numbers
 
 
 class CharTokenizer:
@@ -44,6 +44,8 @@ class CharTokenizer:
         """Строка -> номера символов (T,), целые int64."""
         if not isinstance(text, str):
             raise TypeError(f"encode ждёт строку, а пришёл {type(text).__name__}")
+        check_memory(16 * len(text), f"номера {len(text)} символов (список и массив int64)", "encode",
+                     "текст покороче или по частям")
         unknown = sorted(set(text) - self._index.keys())
         if unknown:
             raise ValueError(
