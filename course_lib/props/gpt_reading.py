@@ -129,12 +129,17 @@ def _counting_inputs(train_ids, val_ids, vocab_size, alpha, where):
 
 
 def _head_inputs(model, windows, space_id, L):
-    """Окна (K, T) из словаря модели, T ≤ max_len; space_id — номер из словаря; повтор 2L влезает в max_len."""
-    vocab_size, max_len = getattr(model, "vocab_size", None), getattr(model, "max_len", None)
-    if not callable(getattr(model, "attention_weights", None)) or vocab_size is None:
+    """Окна (K, T) номеров; space_id — номер из словаря модели; повтор (K, 2L) влезает в max_len модели.
+
+    Модели хватает attention_weights (как у GPT); vocab_size и max_len проверяются, если они у неё есть.
+    """
+    if not callable(getattr(model, "attention_weights", None)):
         raise TypeError(f"head_scores: model — GPT (с attention_weights), а пришёл {type(model).__name__}")
+    vocab_size = getattr(model, "vocab_size", None)
     windows = check_token_ids(windows, "windows", "head_scores", ndim=2, vocab_size=vocab_size, min_length=3)
-    check_int(space_id, "space_id", "head_scores", low=0, high=vocab_size - 1, meaning=" (номер пробела в словаре)")
+    check_int(space_id, "space_id", "head_scores", low=0, high=None if vocab_size is None else vocab_size - 1,
+              meaning=" (номер пробела в словаре)")
+    max_len = getattr(model, "max_len", 2 * windows.shape[1])
     L = check_int(L, "L", "head_scores", low=2, high=max(2, min(windows.shape[1], max_len // 2)),
                   meaning=f" (длина куска для индукции: повтор (K, 2L) должен влезть в max_len = {max_len}, и L ≤ T)")
     return windows, L
