@@ -83,6 +83,10 @@ def check_qkv(q, k, v):
         check_float(t.data, name)
         if t.ndim < 2:
             raise ValueError(f"{name}: ожидался массив формы (…, T, d) — хотя бы две оси, а пришла форма {t.shape}")
+    for name, t, size in (("q", q, "d_k"), ("k", k, "d_k"), ("v", v, "d_v")):
+        if t.shape[-1] == 0:
+            raise ValueError(f"{name}: у векторов нет ни одного числа ({size} = 0), а пришла форма {t.shape}: "
+                             f"ожидалось {size} ≥ 1 — пустые векторы нечего сравнивать и смешивать")
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
             f"у запросов и ключей должна быть одна длина d_k, чтобы их перемножить: "
@@ -123,14 +127,25 @@ def check_bool(value, name, where, meaning=""):
     return bool(value)
 
 
-def check_real(value, name, where, positive=False, finite=True, meaning=""):
-    """Одно вещественное число (не bool, не строка); positive — строго > 0, finite — без nan и ±inf. Возвращает float."""
-    wanted = "число > 0" if positive else "конечное число" if finite else "число"
+def check_real(value, name, where, positive=False, finite=True, meaning="", nonnegative=False):
+    """Одно вещественное число (не bool, не строка); positive — строго > 0, nonnegative — ≥ 0,
+    finite — без nan и ±inf. Возвращает float."""
+    wanted = ("число > 0" if positive else "конечное число ≥ 0" if nonnegative else
+              "конечное число" if finite else "число")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{where}: {name} — {wanted}{meaning}, а пришло {value!r} ({type(value).__name__})")
-    if (finite and not np.isfinite(value)) or (positive and not value > 0):
+    if (finite and not np.isfinite(value)) or (positive and not value > 0) or (nonnegative and not value >= 0):
         raise ValueError(f"{where}: {name} — {wanted}{meaning}, а пришло {value!r}")
     return float(value)
+
+
+def check_text(value, name, where, meaning="", empty=False):
+    """Строка (str); пустая — ошибка, если не empty. Возвращает её."""
+    if not isinstance(value, str):
+        raise TypeError(f"{where}: {name} — строка{meaning}, а пришло {_short(value)} ({type(value).__name__})")
+    if not value and not empty:
+        raise ValueError(f"{where}: {name} — непустая строка{meaning}, а пришла пустая строка ''")
+    return value
 
 
 def check_callable(fn, name, where, wanted):
@@ -189,9 +204,29 @@ def check_memory(nbytes, what, where, advice):
         )
 
 
+WORK_LIMIT = 10**14   # умножений-сложений: на ноутбуке это больше часа процессора
+
+
+class WorkLimitError(ValueError):
+    """Работа на часы: курс не начинает её одной ячейкой (ячейка выглядела бы зависшей)."""
+
+
+def check_work(operations, what, where, advice):
+    """Отказ по-русски, если работы больше WORK_LIMIT умножений-сложений: до начала, а не после часа ожидания.
+
+    what — что считается («1100 шагов обучения по 16 окон»), advice — что попробовать.
+    """
+    if operations > WORK_LIMIT:
+        raise WorkLimitError(
+            f"{where}: {what} — это около {operations:.1e} умножений-сложений, а одной ячейкой курс начинает "
+            f"не больше {WORK_LIMIT:.0e} (на ноутбуке это уже больше часа процессора, и ячейка всё это время занята). "
+            f"Попробуйте: {advice}"
+        )
+
+
 def format_bytes(nbytes):
     """1536 -> «1.5 КиБ»: двоичные единицы, как в уроках 03 и 08."""
-    for unit, size in (("ГиБ", 2**30), ("МиБ", 2**20), ("КиБ", 2**10)):
+    for unit, size in (("ТиБ", 2**40), ("ГиБ", 2**30), ("МиБ", 2**20), ("КиБ", 2**10)):
         if nbytes >= size:
             return f"{nbytes / size:.1f} {unit}"
     return f"{int(nbytes)} Б"
@@ -244,9 +279,18 @@ def check_axis(axis, ndim, where, shape=None):
 
 
 def check_axes(axis, shape, where):
-    """axis — None, номер оси или кортеж номеров осей массива формы shape."""
-    for a in (() if axis is None else np.atleast_1d(axis)):
-        check_axis(int(a) if isinstance(a, np.integer) else a, len(shape), where, shape)
+    """axis — None, номер оси или кортеж разных номеров осей массива формы shape."""
+    if isinstance(axis, (list, np.ndarray)):
+        raise TypeError(f"{where}: axis — номер оси или кортеж номеров, например axis=(0, 1), "
+                        f"а пришёл {type(axis).__name__} {_short(axis)}: напишите axis=tuple(…)")
+    axes = () if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    seen = {}
+    for a in axes:
+        number = check_axis(int(a) if isinstance(a, np.integer) else a, len(shape), where, shape)
+        if number in seen:
+            raise ValueError(f"{where}: в axis={axis!r} одна и та же ось названа дважды ({seen[number]} и {a}: "
+                             f"у массива формы {tuple(shape)} это ось {number}) — каждую ось сворачивают один раз")
+        seen[number] = a
 
 
 def reshape_error(shape, new_shape):

@@ -107,7 +107,8 @@ def _attention_inputs(q, k, v, mask, scale, causal):
     q, k, v = (as_tensor(t, name=name, where="scaled_dot_product_attention") for t, name in zip((q, k, v), "qkv"))
     check_qkv(q, k, v)
     if scale is not None:
-        scale = check_real(scale, "scale", "scaled_dot_product_attention", meaning=" (множитель оценок; None — 1/√d_k)")
+        scale = check_real(scale, "scale", "scaled_dot_product_attention", positive=True,
+                           meaning=" (множитель оценок; None — 1/√d_k; 0 сделал бы веса ровными, минус — перевернул бы их)")
     causal = check_bool(causal, "causal", "scaled_dot_product_attention", meaning=" (закрыть ли ключи правее запроса)")
     T_q, T_k = q.shape[-2], k.shape[-2]
     if T_q == 0 or T_k == 0:

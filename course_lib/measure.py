@@ -14,9 +14,9 @@ import time
 import tracemalloc
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from course_lib._checks import check_callable, check_float, check_int, check_numbers
+from course_lib.blas import one_blas_thread
 
 
 def seconds(fn, repeats=5, warmup=True):
@@ -24,7 +24,7 @@ def seconds(fn, repeats=5, warmup=True):
     check_callable(fn, "fn", "seconds", "функция без аргументов, например lambda: attention(x)")
     check_int(repeats, "repeats", "seconds", meaning=" (сколько раз повторить замер)")
     best = float("inf")
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         if warmup:
             fn()
         for _ in range(repeats):

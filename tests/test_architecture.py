@@ -1,6 +1,6 @@
 """Слои библиотеки видны в дереве, и стрелки импортов идут в одну сторону — вниз.
 
-    помощники (_checks, rng, measure)  ←  движок (autograd/)  ←  машинное отделение (engine_room/)
+    помощники (_checks, blas, rng, measure)  ←  движок (autograd/)  ←  машинное отделение (engine_room/)
         ←  functional, optim  ←  efficient  ←  nn/  ←  props/ (реквизит уроков)  ←  vis  ←  widgets/, exercises/
 
 `doctor` стоит особняком: на него опирается только `course_lib/__init__.py`. Тест читает все
@@ -24,7 +24,7 @@ LIBRARY = pathlib.Path(__file__).resolve().parent.parent / "course_lib"
 # Ранг слоя: модуль может импортировать только модули с рангом не выше своего
 # (внутри одного ранга — только если это тот же пакет: widgets не ходит в exercises и наоборот).
 RANKS = {
-    "_checks": 0, "rng": 0.5, "measure": 0.5,
+    "_checks": 0, "blas": 0.25, "rng": 0.5, "measure": 0.5,
     "autograd": 1,
     "engine_room": 1.5,                # быстрые операции строят Tensor движка; книга (functional, nn) зовёт их под nt.fast()
     "functional": 2, "optim": 2,

@@ -142,8 +142,8 @@ def test_windows_batches_and_split():
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    (dict(phrases=("кот Ж",)), ValueError, "«Ж» нет в словаре"),
-    (dict(prompt="Кот"), ValueError, "«К» нет в словаре"),
+    (dict(phrases=("кот Ж",)), ValueError, "phrases='кот Ж' символов «Ж» нет в обучающем тексте"),
+    (dict(prompt="Кот"), ValueError, "prompt='Кот' символов «К» нет в обучающем тексте"),
     (dict(steps=0), ValueError, "steps"),
     (dict(snapshot_steps=(50,)), ValueError, "snapshot_steps"),
     (dict(seed=-1), ValueError, "seed"),
@@ -230,8 +230,8 @@ def _rewrite(path, **changes):
 
 
 @pytest.mark.parametrize("changes, match", [
-    (dict(**{"param.003": np.zeros((3, 3))}), r"ожидались дробные числа формы \(8,\)"),
-    (dict(config=np.array([V, 8, 8, 2, 3])), "в .* 38 массивов параметров, а GPT .* нужно 54"),
+    (dict(**{"blocks.0.ln1.bias": np.zeros((3, 3))}), r"параметр blocks\.0\.ln1\.bias — формы \(8,\), а в state — формы \(3, 3\)"),
+    (dict(config=np.array([V, 8, 8, 2, 3])), "нет blocks.2.ln1.weight"),
     (dict(config=np.array([V, 8, 8])), "5 целых"),
     (dict(vocab=np.array(list("абв"))), f"словарь .* — {V} символов"),
     (dict(vocab=np.array(["а"] * V)), "повторяются"),
@@ -252,7 +252,7 @@ def test_not_a_checkpoint_is_refused(tmp_path):
     with pytest.raises(ValueError, match="не чекпойнт save_gpt"):
         load_gpt(tmp_path / "text.npz")
     np.savez(tmp_path / "pickled.npz", config=np.array([{"код": 1}], dtype=object))
-    with pytest.raises(ValueError, match="не чекпойнт save_gpt"):
+    with pytest.raises(ValueError, match="массив «config» — объекты Python \\(pickle\\)"):
         load_gpt(tmp_path / "pickled.npz")
     model, tokenizer = tiny_model_and_tokenizer()
     with pytest.raises(ValueError, match="словарь от другой модели"):

@@ -6,7 +6,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_axes
+from course_lib._checks import check_axes, check_bool
 
 
 class Reductions:
@@ -17,6 +17,7 @@ class Reductions:
             total = self.data.sum(axis=axis, keepdims=keepdims)
         except (TypeError, ValueError):             # NumPy не принял ось: объясним по-русски, что не так
             check_axes(axis, self.shape, "sum")
+            check_bool(keepdims, "keepdims", "sum", meaning=" (оставить ли свёрнутые оси длиной 1)")
             raise
         out = self._child(total)
 
@@ -29,6 +30,7 @@ class Reductions:
         return out
 
     def mean(self, axis=None, keepdims=False):
+        check_axes(axis, self.shape, "mean")
         total = self.sum(axis=axis, keepdims=keepdims)
         axes = range(self.ndim) if axis is None else np.atleast_1d(axis)
         return total * (1.0 / int(np.prod([self.shape[a] for a in axes])))
@@ -41,6 +43,7 @@ class Reductions:
             peak = self.data.max(axis=axis, keepdims=True)
         except (TypeError, ValueError):
             check_axes(axis, self.shape, "max")
+            check_bool(keepdims, "keepdims", "max", meaning=" (оставить ли свёрнутые оси длиной 1)")
             raise
         out = self._child(peak if keepdims else np.squeeze(peak, axis=axis))
 

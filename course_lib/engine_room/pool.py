@@ -14,7 +14,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
+
+from course_lib.blas import one_blas_thread
 
 SPLIT_WORK = 2**25   # умножений-сложений n·k·m, с которых умножение делится на куски (меньше — как обычно)
 
@@ -30,9 +31,9 @@ def each_piece(fn, pieces):
     if len(pieces) <= 1 or cores == 1 or threading.current_thread().name.startswith(_POOL_NAME):
         _each(fn, pieces)
         return
-    pool, blas = _workers()
+    pool = _workers()
     shares = [pieces[i::cores] for i in range(cores)]   # ядру i — куски i, i + cores, …
-    with blas.limit(limits=1, user_api="blas"):   # маленькие умножения в два потока только ждали бы друг друга
+    with one_blas_thread():                       # маленькие умножения в два потока только ждали бы друг друга
         others = [pool.submit(_each, fn, share) for share in shares[1:]]
         _each(fn, shares[0])
         for future in others:
@@ -68,5 +69,5 @@ _POOL_NAME = "course_lib-pool"
 
 @functools.lru_cache(maxsize=None)
 def _workers():
-    """Пул на ядро меньше, чем ядер (главный поток считает сам), и ручка для числа потоков BLAS — один раз, при первом вызове."""
-    return ThreadPoolExecutor(max_workers=cpu_count() - 1, thread_name_prefix=_POOL_NAME), ThreadpoolController()
+    """Пул на ядро меньше, чем ядер (главный поток считает сам) — один раз, при первом вызове."""
+    return ThreadPoolExecutor(max_workers=cpu_count() - 1, thread_name_prefix=_POOL_NAME)

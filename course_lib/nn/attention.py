@@ -75,7 +75,7 @@ class MultiHeadAttention(Module):
         """
         x = self._check_input(x)
         scale = self.scale if scale is None else scale
-        scale = 1 / np.sqrt(self.d_head) if scale is None else check_real(scale, "scale", "MultiHeadAttention.scores")
+        scale = 1 / np.sqrt(self.d_head) if scale is None else check_real(scale, "scale", "MultiHeadAttention.scores", positive=True)
         q = self._split(self.W_q(x))                 # (N, T, D) -> (N, h, T, d_head)
         k = self._split(self.W_k(x))                 # (N, T, D) -> (N, h, T, d_head)
         return (q * scale) @ k.swapaxes(-1, -2)      # (N, h, T, T)

@@ -6,9 +6,10 @@
 
 import numpy as np
 
-from course_lib._checks import check_bool, check_int, check_numbers
+from course_lib._checks import check_bool, check_int, check_memory, check_numbers, check_work
 from course_lib.autograd.tensor import Tensor, no_grad
 from course_lib.nn.block import TransformerBlock
+from course_lib.nn.kv_cache import KVCache
 from course_lib.nn.layers import Embedding, Linear
 from course_lib.nn.module import Module
 from course_lib.nn.norm import LayerNorm
@@ -18,6 +19,11 @@ from course_lib.rng import generator
 # Таблицы Embedding начинаются с N(0, 1), как в PyTorch, а прибавки блоков к остаточному потоку
 # поначалу порядка 0.1: без множителя они тонули бы во входе. GPT-2 берёт таблицы с разбросом 0.02.
 EMBEDDING_SCALE = 0.1
+
+# Цена одного прохода одного блока сверх самих умножений — время Python и NumPy на два десятка мелких
+# операций (около 0.5 мс), в тех же единицах, что и работа: умножениях-сложениях (≈ 3·10¹⁰ в секунду).
+# Для оценок «сколько это займёт» до начала: на маленьких моделях она и есть почти вся цена.
+PASS_OVERHEAD = 2 * 10**7
 
 
 class GPT(Module):
@@ -33,6 +39,10 @@ class GPT(Module):
         check_int(vocab_size, "vocab_size", "GPT", meaning=" (сколько разных токенов)")
         check_int(max_len, "max_len", "GPT", meaning=" (сколько позиций знает модель)")
         check_int(num_layers, "num_layers", "GPT", meaning=" (сколько блоков в стопке)")
+        check_int(d_model, "d_model", "GPT", meaning=" (длина вектора токена)")
+        count = num_params(vocab_size, max_len, d_model, num_layers)
+        check_memory(8 * count, f"веса GPT ({count:,} чисел float64)".replace(",", " "), "GPT",
+                     "меньше num_layers, d_model или max_len (у урока 10 — 4 блока по d_model = 64: 226 735 чисел)")
         self.vocab_size, self.max_len, self.num_layers = vocab_size, max_len, num_layers
         causal = check_bool(causal, "causal", "GPT", meaning=" (True — причинная маска, как у GPT; False — без маски)")
         self.d_model, self.num_heads, self.causal = d_model, num_heads, causal
@@ -62,6 +72,9 @@ class GPT(Module):
         if not isinstance(caches, list) or len(caches) != self.num_layers:
             raise TypeError(f"GPT.step: caches — список из {self.num_layers} KV-кэшей от model.new_cache(N), "
                             f"а пришло {type(caches).__name__}")
+        if not all(isinstance(cache, KVCache) for cache in caches):
+            raise TypeError(f"GPT.step: caches — KVCache от model.new_cache(N), а в списке "
+                            f"{', '.join(sorted({type(c).__name__ for c in caches}))}")
         start = caches[0].length
         n = ids.shape[1]
         x = self.tokens(ids) + self.positions(np.arange(start, start + n))   # (N, n, D)
@@ -88,6 +101,7 @@ class GPT(Module):
         ids = self.check_ids(ids, limit=None)
         check_int(max_new_tokens, "max_new_tokens", "generate", low=0, meaning=" (сколько токенов дописать)")
         temperature, top_k = check_sampling(temperature, top_k, rng, self.vocab_size)
+        self.check_generation_cost(len(ids), ids.shape[1], max_new_tokens)
         rng = generator() if rng is None else rng
         with no_grad():
             caches = self.new_cache(len(ids)) if self.causal else None
@@ -110,8 +124,19 @@ class GPT(Module):
             self(ids)
         return np.stack([block.attention.attn for block in self.blocks], axis=1)
 
+    def check_generation_cost(self, N, T0, max_new_tokens):
+        """Отказ до генерации, если ответ (N, T0 + max_new_tokens) не поместится в память или считать его часы."""
+        total = T0 + max_new_tokens
+        check_memory(8 * N * total, f"номера токенов ответа ({N}, {total}) int64", "generate",
+                     "меньше max_new_tokens (сотни или тысячи символов — уже страница текста)")
+        per_token = (2 * self.num_params() + 4 * self.num_layers * self.max_len * self.d_model   # веса и окно внимания
+                     + self.num_layers * PASS_OVERHEAD)
+        check_work(N * max_new_tokens * per_token + N * total * total // 2,      # + копии растущего ответа
+                   f"{max_new_tokens:,} новых токенов для {N} строк".replace(",", " "), "generate",
+                   "меньше max_new_tokens (сотни или тысячи символов — уже страница текста)")
+
     def check_ids(self, ids, limit):
-        """Номера токенов (N, T) целые от 0 до vocab_size − 1, 1 ≤ T ≤ limit (None — без предела)."""
+        """Номера токенов (N, T) целые от 0 до vocab_size − 1, N ≥ 1, 1 ≤ T ≤ limit (None — без предела)."""
         ids = check_numbers(ids.data if isinstance(ids, Tensor) else ids, "ids", "GPT")
         if not np.issubdtype(ids.dtype, np.integer):
             raise TypeError(
@@ -121,6 +146,14 @@ class GPT(Module):
         if ids.ndim != 2 or ids.shape[1] == 0:
             hint = " Для одной строки добавьте ось батча: ids[None]." if ids.ndim == 1 else ""
             raise ValueError(f"GPT ждёт номера формы (N, T) с T ≥ 1, а пришла форма {ids.shape}.{hint}")
+        if ids.shape[0] == 0:
+            raise ValueError(f"GPT ждёт хотя бы одну строку номеров (N ≥ 1), а пришла форма {ids.shape} — пустой батч. "
+                             "Срез вышел за конец данных?")
+        N, T = ids.shape
+        nbytes = forward_bytes(N, min(T, self.max_len), self.d_model, self.num_heads, self.num_layers, self.vocab_size,
+                               self.tokens.weight.dtype.itemsize)
+        check_memory(nbytes, f"промежуточные массивы прохода GPT по батчу ({N}, {min(T, self.max_len)})", "GPT",
+                     "батч поменьше: по частям, например по 32 строки за раз, как evaluate в props/gpt_training.py")
         if ids.min() < 0 or ids.max() >= self.vocab_size:
             raise ValueError(
                 f"номера токенов должны быть от 0 до {self.vocab_size - 1} (vocab_size={self.vocab_size}), "
@@ -137,3 +170,20 @@ class GPT(Module):
         return (f"vocab_size={self.vocab_size}, max_len={self.max_len}, d_model={self.d_model}, "
                 f"num_heads={self.num_heads}, num_layers={self.num_layers}"
                 + ("" if self.causal else ", causal=False"))
+
+
+def num_params(vocab_size, max_len, d_model, num_layers):
+    """Сколько чисел у GPT с такими размерами (d_ff = 4·d_model) — по формуле, без модели: (V + L)·D
+    + layers·(12·D² + 13·D) + 2·D + D·V + V. Так память проверяется до того, как её выделять."""
+    D = d_model
+    return (vocab_size + max_len) * D + num_layers * (12 * D * D + 13 * D) + 2 * D + D * vocab_size + vocab_size
+
+
+def forward_bytes(N, T, d_model, num_heads, num_layers, vocab_size, itemsize):
+    """Оценка сверху: сколько байт держат промежуточные массивы прохода по батчу (N, T) вместе с графом.
+
+    На блок — около 60 массивов (N, T, D) (LayerNorm, q, k, v, feed-forward на 4·D) и 4 массива
+    (N, h, T, T) (оценки, маска, веса); сверху — логиты (N, T, V) и их softmax.
+    """
+    per_block = 60 * N * T * d_model + 4 * N * num_heads * T * T
+    return itemsize * (num_layers * per_block + 3 * N * T * vocab_size + 3 * N * T * d_model)

@@ -11,16 +11,19 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from course_lib._checks import check_int, check_memory, check_real, check_text
+from course_lib.blas import one_blas_thread
 from course_lib.props.gpt_training import evaluate
 from course_lib.props.induction import ablate
+from course_lib.props.tokenizer import check_token_ids
 
 WORD = re.compile(r"[а-яё]+")
 
 
 def unigram_loss(train_ids, val_ids, vocab_size, alpha=1.0):
     """Loss (наты) модели «каждый символ — с его частотой в обучающей части»: счёт + alpha, чтобы не было нулей."""
+    train_ids, val_ids, alpha = _counting_inputs(train_ids, val_ids, vocab_size, alpha, "unigram_loss")
     counts = np.bincount(train_ids, minlength=vocab_size) + alpha          # (V,)
     log_p = np.log(counts / counts.sum())                                   # (V,)
     return float(-log_p[val_ids].mean())
@@ -28,6 +31,11 @@ def unigram_loss(train_ids, val_ids, vocab_size, alpha=1.0):
 
 def bigram_counts(train_ids, vocab_size, alpha=1.0):
     """Таблица (V, V): строка — символ, столбец — следующий за ним; счёт пар + alpha."""
+    check_int(vocab_size, "vocab_size", "bigram_counts", meaning=" (сколько разных символов)")
+    check_memory(3 * 8 * vocab_size**2, f"таблицы пар ({vocab_size}, {vocab_size}) float64", "bigram_counts",
+                 "словарь поменьше: vocab_size — число разных символов текста (у урока — 175)")
+    train_ids = check_token_ids(train_ids, "train_ids", "bigram_counts", ndim=1, vocab_size=vocab_size, min_length=2)
+    alpha = check_real(alpha, "alpha", "bigram_counts", positive=True, meaning=" (прибавка к каждому счёту, обычно 1)")
     counts = np.full((vocab_size, vocab_size), alpha)
     np.add.at(counts, (train_ids[:-1], train_ids[1:]), 1)
     return counts
@@ -36,12 +44,15 @@ def bigram_counts(train_ids, vocab_size, alpha=1.0):
 def bigram_loss(train_ids, val_ids, vocab_size, alpha=1.0):
     """Loss (наты) модели «следующий символ — по частоте после текущего» (строки bigram_counts в сумме 1)."""
     counts = bigram_counts(train_ids, vocab_size, alpha)
+    val_ids = check_token_ids(val_ids, "val_ids", "bigram_loss", ndim=1, vocab_size=vocab_size, min_length=2)
     log_p = np.log(counts / counts.sum(axis=1, keepdims=True))             # (V, V)
     return float(-log_p[val_ids[:-1], val_ids[1:]].mean())
 
 
 def known_word_share(sample, text):
     """Доля слов образца (русские буквы, от 3 подряд), которые встречаются в text. Нет слов — 0."""
+    check_text(sample, "sample", "known_word_share", empty=True, meaning=" (образец, который написала модель)")
+    check_text(text, "text", "known_word_share", empty=True, meaning=" (текст, с чьими словами сравнивать)")
     known = set(WORD.findall(text.lower()))
     words = [w for w in WORD.findall(sample.lower()) if len(w) >= 3]
     return sum(w in known for w in words) / len(words) if words else 0.0
@@ -49,6 +60,7 @@ def known_word_share(sample, text):
 
 def longest_run(sample):
     """Самый длинный повтор одного символа подряд: «аааа» -> 4."""
+    check_text(sample, "sample", "longest_run", empty=True)
     return max((len(m.group()) for m in re.finditer(r"(.)\1*", sample, re.S)), default=0)
 
 
@@ -73,8 +85,8 @@ def head_scores(model, windows, space_id, L=32):
 
     Индукционная — на первых L символах каждого окна, повторённых дважды (K, 2L).
     """
-    windows = np.asarray(windows)
-    with threadpool_limits(limits=1, user_api="blas"):
+    windows, L = _head_inputs(model, windows, space_id, L)
+    with one_blas_thread():
         weights = model.attention_weights(windows)                    # (K, layers, h, T, T)
     T = windows.shape[1]
     t = np.arange(1, T)
@@ -88,10 +100,14 @@ def head_scores(model, windows, space_id, L=32):
                 keys.append(last)
             if token == space_id:
                 last = i
+    if not rows:
+        raise ValueError(f"head_scores: в окнах нет ни одного пробела (space_id = {space_id}), за которым шли бы ещё "
+                         "хотя бы два символа, — оценке «на последний пробел» не на чем считаться. "
+                         "Окна из текста со словами, а space_id — номер пробела: tokenizer.encode(' ')[0]")
     rows, keys = np.array(rows), np.array(keys)
     space = weights[rows[:, 0], :, :, rows[:, 1], keys].mean(axis=0)  # (layers, h)
     repeated = np.concatenate([windows[:, :L], windows[:, :L]], axis=1)   # (K, 2L)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         weights = model.attention_weights(repeated)
     q = np.arange(L, 2 * L - 1)                                        # второй копии, кроме последнего
     induction = weights[..., q, q - L + 1].mean(axis=(0, -1))          # (layers, h)
@@ -102,3 +118,28 @@ def ablation_costs(model, val_windows, heads):
     """На сколько нат вырастают потери на проверке без каждой головы из heads (список пар (слой, голова)) -> (len(heads),)."""
     base = evaluate(model, val_windows)
     return np.array([evaluate(ablate(model, [head]), val_windows) - base for head in heads])
+
+
+def _counting_inputs(train_ids, val_ids, vocab_size, alpha, where):
+    check_int(vocab_size, "vocab_size", where, meaning=" (сколько разных символов)")
+    train_ids = check_token_ids(train_ids, "train_ids", where, ndim=1, vocab_size=vocab_size)
+    val_ids = check_token_ids(val_ids, "val_ids", where, ndim=1, vocab_size=vocab_size)
+    alpha = check_real(alpha, "alpha", where, positive=True, meaning=" (прибавка к каждому счёту, обычно 1)")
+    return train_ids, val_ids, alpha
+
+
+def _head_inputs(model, windows, space_id, L):
+    """Окна (K, T) номеров; space_id — номер из словаря модели; повтор (K, 2L) влезает в max_len модели.
+
+    Модели хватает attention_weights (как у GPT); vocab_size и max_len проверяются, если они у неё есть.
+    """
+    if not callable(getattr(model, "attention_weights", None)):
+        raise TypeError(f"head_scores: model — GPT (с attention_weights), а пришёл {type(model).__name__}")
+    vocab_size = getattr(model, "vocab_size", None)
+    windows = check_token_ids(windows, "windows", "head_scores", ndim=2, vocab_size=vocab_size, min_length=3)
+    check_int(space_id, "space_id", "head_scores", low=0, high=None if vocab_size is None else vocab_size - 1,
+              meaning=" (номер пробела в словаре)")
+    max_len = getattr(model, "max_len", 2 * windows.shape[1])
+    L = check_int(L, "L", "head_scores", low=2, high=max(2, min(windows.shape[1], max_len // 2)),
+                  meaning=f" (длина куска для индукции: повтор (K, 2L) должен влезть в max_len = {max_len}, и L ≤ T)")
+    return windows, L

@@ -10,22 +10,21 @@
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from course_lib._checks import check_int
+from course_lib._checks import check_generator, check_int
 from course_lib.autograd.tensor import no_grad
+from course_lib.blas import one_blas_thread
 from course_lib.engine_room import fast
 from course_lib.functional import cross_entropy
 from course_lib.nn import GPT
 from course_lib.optim import Adam
+from course_lib.props.gpt_settings import run_settings
 from course_lib.props.progress import TextProgress
 from course_lib.props.run_memory import RunMemory
-from course_lib.props.text_file import check_text_length
-from course_lib.props.tokenizer import CharTokenizer
+from course_lib.props.text_file import min_text_length
+from course_lib.props.tokenizer import CharTokenizer, check_token_ids
 from course_lib.rng import temporary_seed
 
-PHRASES = ("кот сел на тёплый коврик",)   # на них снимаются веса внимания
-PROMPT = "Внимание"                       # с него начинаются образцы текста
 SAMPLE_SEED = 2026                        # образцы на всех снимках — из одного зерна: разница только в модели
 VAL_WINDOWS = 128                         # окон проверочной части для loss на проверке
 CACHE_SIZE = 4                            # сколько прогонов помнить
@@ -33,7 +32,7 @@ CACHE_SIZE = 4                            # сколько прогонов по
 
 @dataclass
 class Snapshot:
-    """Модель после step шагов: loss на проверке, образец текста (продолжение PROMPT) и веса
+    """Модель после step шагов: loss на проверке, образец текста (продолжение prompt) и веса
     внимания на каждой фразе — кортеж массивов (num_layers, h, T_фразы, T_фразы)."""
     step: int
     val_loss: float
@@ -55,6 +54,7 @@ class GPTRun:
 
 def split_ids(ids, T, val_fraction):
     """Обучающая часть (начало) и проверочная (последние val_fraction), в каждой ≥ T + 1 символов."""
+    ids = check_token_ids(ids, "ids", "split_ids", ndim=1, min_length=min_text_length(T, val_fraction))
     n_val = max(int(len(ids) * val_fraction), T + 1)
     if len(ids) - n_val < T + 1:
         raise ValueError(f"после проверочной части ({n_val} символов) на обучение осталось {len(ids) - n_val}, "
@@ -64,14 +64,24 @@ def split_ids(ids, T, val_fraction):
 
 def random_windows(ids, N, T, rng):
     """N случайных окон по T + 1 подряд идущих номеров: (N, T + 1). Вход — [:, :-1], ответ — [:, 1:]."""
+    _check_windows(ids, T, "random_windows", N, "N", " (сколько окон)")
+    check_generator(rng, "random_windows")
     starts = rng.integers(0, len(ids) - T, size=N)                  # (N,)
     return ids[starts[:, None] + np.arange(T + 1)]                  # (N, T + 1)
 
 
 def fixed_windows(ids, T, count=VAL_WINDOWS):
     """count окон (count, T + 1), равномерно по всему ids: одни и те же при каждой проверке."""
+    _check_windows(ids, T, "fixed_windows", count, "count", " (сколько окон)")
     starts = np.linspace(0, len(ids) - T - 1, count).round().astype(np.int64)
     return ids[starts[:, None] + np.arange(T + 1)]
+
+
+def _check_windows(ids, T, where, count, name, meaning):
+    """Окна по T + 1 номеру из ids (T,): номера — целые, их хотя бы T + 1, count окон — целое ≥ 1."""
+    check_int(T, "T", where, meaning=" (длина окна)")
+    check_int(count, name, where, meaning=meaning)
+    check_token_ids(ids, "ids", where, ndim=1, min_length=T + 1)
 
 
 def learning_rate(step, steps, lr, lr_final):
@@ -90,8 +100,10 @@ def evaluate(model, windows, chunk=32):
 
     Быстрым путём и в один поток BLAS, как обучение: на занятой машине лишние потоки BLAS только мешают.
     """
+    windows = check_token_ids(windows, "windows", "evaluate", ndim=2, min_length=2)   # номера проверит сама модель
+    check_int(chunk, "chunk", "evaluate", meaning=" (сколько окон за один проход)")
     total = 0.0
-    with no_grad(), fast(), threadpool_limits(limits=1, user_api="blas"):
+    with no_grad(), fast(), one_blas_thread():
         for start in range(0, len(windows), chunk):
             part = windows[start:start + chunk]
             total += cross_entropy(model(part[:, :-1]), part[:, 1:]).item() * len(part)
@@ -99,31 +111,27 @@ def evaluate(model, windows, chunk=32):
 
 
 def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, batch=16, lr=3e-3,
-              lr_final=None, causal=True, val_fraction=0.1, eval_every=100, snapshot_steps=(), phrases=PHRASES, prompt=PROMPT,
+              lr_final=None, causal=True, val_fraction=0.1, eval_every=100, snapshot_steps=(), phrases=None, prompt=None,
               sample_len=100, dtype=np.float32, progress=None):
     """Учит GPT(vocab, T, d_model, num_heads, num_layers) steps шагами Adam на окнах text (урок 10) -> GPTRun.
 
     seed задаёт и начальные веса, и батчи. Loss на проверке — после каждых eval_every шагов и
     на snapshot_steps, где ещё снимаются образец (sample_len символов после prompt) и веса
-    внимания на phrases. dtype — тип весов: float32 вдвое быстрее float64, а точности ему хватает.
+    внимания на phrases. prompt и phrases по умолчанию (None) — gpt_settings.PROMPT и PHRASES, если их символы
+    есть в тексте, иначе начало самого текста (`gpt_settings.py`).
+    dtype — тип весов: float32 вдвое быстрее float64, а точности ему хватает.
     progress(step, steps, loss) — после каждого шага; None — строка
     текстом (TextProgress), в Jupyter — `course_lib.widgets.progress_bar()`.
     lr_final — если задан, lr убывает косинусом от lr до lr_final (`learning_rate`).
     causal=False — модель без причинной маски (урок 10 показывает, чему она тогда учится).
+    Все аргументы проверяются до обучения, память и работа оцениваются заранее (`run_settings`).
     """
-    if not isinstance(text, str):
-        raise TypeError(f"train_gpt ждёт текст строкой (например, load_text(путь)), а пришёл {type(text).__name__}")
-    check_int(steps, "steps", "train_gpt", meaning=" (сколько шагов обучения)")
-    check_int(seed, "seed", "train_gpt", low=0, meaning=" (зерно весов и батчей)")
-    check_int(batch, "batch", "train_gpt", meaning=" (сколько окон в батче)")
-    check_int(eval_every, "eval_every", "train_gpt", meaning=" (через сколько шагов мерить loss на проверке)")
-    check_int(sample_len, "sample_len", "train_gpt", low=0, meaning=" (сколько символов в образце)")
-    for s in snapshot_steps:
-        check_int(s, "snapshot_steps", "train_gpt", low=0, high=steps, meaning=" (после скольких шагов снимок)")
-    check_text_length(text, T, val_fraction)
-    key = (text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_final, causal, val_fraction, eval_every,
-           tuple(sorted(set(snapshot_steps))), tuple(phrases), prompt, sample_len, np.dtype(dtype).name)
-    return _RUNS.recall(key, lambda: _train(*key, progress=progress or TextProgress()))
+    settings = run_settings(text, steps, seed=seed, T=T, d_model=d_model, num_heads=num_heads, num_layers=num_layers,
+                            batch=batch, lr=lr, lr_final=lr_final, causal=causal, val_fraction=val_fraction,
+                            eval_every=eval_every, snapshot_steps=snapshot_steps, phrases=phrases, prompt=prompt,
+                            sample_len=sample_len, dtype=dtype, progress=progress, val_windows=VAL_WINDOWS)
+    key = tuple(settings.items())                 # прогон помнится по именам и значениям аргументов
+    return _RUNS.recall(key, lambda: _train(**settings, progress=progress or TextProgress()))
 
 
 _RUNS = RunMemory("train_gpt", CACHE_SIZE)
@@ -157,7 +165,7 @@ def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_f
 
     # Те же формулы быстрым путём (nt.fast(), урок 08). BLAS — в один поток: на матрицах 64×64
     # второй поток не ускоряет (benchmarks/training.py), а ядра занимает пул машинного отделения.
-    with fast(), threadpool_limits(limits=1, user_api="blas"):
+    with fast(), one_blas_thread():
         progress(0, steps, float("nan"))
         measure(0)
         for step in range(1, steps + 1):

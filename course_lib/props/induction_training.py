@@ -7,11 +7,11 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from course_lib._checks import check_int, check_numbers
 
 from course_lib.autograd.tensor import no_grad
+from course_lib.blas import one_blas_thread
 from course_lib.functional import cross_entropy
 from course_lib.nn.module import Module
 from course_lib.props.induction import LENGTHS, VOCAB, copy_losses, random_batch, repeated_blocks
@@ -85,7 +85,7 @@ def _train(model, steps, seed, lr, batch, lengths, probe, snapshot_every, fast):
     started = time.process_time()
     # Один поток BLAS: на матрицах 32×32 второй поток не ускоряет, а тратит вдвое больше процессора
     # (на занятой машине — во много раз больше, см. benchmarks/training.py).
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         history = train(model, loss_fn, steps, lr=lr, probe=probe, snapshot_every=snapshot_every, fast=fast)
     weights = [p.data.copy() for p in model.parameters()]
     return weights, InductionHistory(history.losses, np.array(first), np.array(second), history.snapshot_steps,
@@ -156,7 +156,7 @@ def evaluate(model, per_length=32, lengths=LENGTHS, seed=EVAL_SEED):
     """InductionReport модели на per_length последовательностях каждой длины блока из lengths."""
     rng = np.random.default_rng(seed)
     firsts, seconds, previous, prefix = [], [], [], []
-    with no_grad(), threadpool_limits(limits=1, user_api="blas"):
+    with no_grad(), one_blas_thread():
         for length in range(lengths[0], lengths[1] + 1):
             ids = repeated_blocks(per_length, length, rng)
             f, s = copy_losses(model(ids).data, ids)

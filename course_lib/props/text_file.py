@@ -11,7 +11,7 @@ import os
 import pathlib
 from importlib import resources
 
-from course_lib._checks import check_int
+from course_lib._checks import check_int, check_memory, format_bytes
 
 
 def lessons_text():
@@ -54,7 +54,16 @@ def load_text(path, T=64, val_fraction=0.1):
         )
     if path.is_dir():
         raise ValueError(f"{where} — папка, а нужен текстовый файл в ней, например {path / 'мой_текст.txt'}")
-    data = path.read_bytes()
+    if not path.is_file():                # /dev/zero, канал (FIFO): читать такое можно вечно
+        raise ValueError(f"{where} — не обычный файл (устройство или канал), а нужен текстовый файл, например мой_текст.txt")
+    size = path.stat().st_size            # до чтения: 30 ГБ не читаем, чтобы потом отказать
+    check_memory(3 * size, f"текст из файла {where} ({format_bytes(size)}: байты и строка)", "load_text",
+                 "файл поменьше — урок учит на 118 000 символах, модели такого размера хватает нескольких мегабайт")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ValueError(f"файл {where} не читается ({error.strerror}): нет прав на него? "
+                         "Скопируйте его рядом с тетрадкой") from None
     if not data.strip():
         raise ValueError(f"файл {where} пуст{'' if not data else ' (одни пробелы и переводы строк)'}: "
                          "вставьте в него текст и сохраните")

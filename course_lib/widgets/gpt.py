@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from course_lib import vis
 from course_lib.autograd.tensor import no_grad
+from course_lib.blas import one_blas_thread
 from course_lib.engine_room import fast
 from course_lib.nn.sampling import next_token_probs
 from course_lib.props.run_memory import weights_fingerprint
@@ -76,7 +76,7 @@ def _sample(model, fingerprint, tokenizer, prompt, temperature, top_k, seed, len
     Первые max_len символов идут через KV-кэш, дальше окно сдвигается и считается заново на каждом символе.
     """
     ids = tokenizer.encode(prompt)[None]                                     # (1, T0)
-    with fast(), threadpool_limits(limits=1, user_api="blas"), no_grad():
+    with fast(), one_blas_thread(), no_grad():
         logits = model(ids[:, -model.max_len:]).data[0, -1]                  # (V,)
         out = model.generate(ids, length, temperature=temperature, top_k=top_k or None,
                              rng=np.random.default_rng(seed))
