@@ -15,7 +15,7 @@ BIN    := $(VENV)/bin
 LAB_STAMP  := $(VENV)/.installed-lab
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: lab fresh test notebooks setup setup-test site clean class class-stop class-status
+.PHONY: lab fresh test notebooks setup setup-test site clean results class class-stop class-status
 
 # Тетрадки ученика: копия уроков в work/ (в .gitignore) — lessons/ остаётся таким, как в git.
 WORK ?= work
@@ -90,6 +90,12 @@ test: $(TEST_STAMP)
 # Пересобрать и исполнить все уроки из их .py (исполняется в чистом ядре сверху вниз).
 notebooks: $(TEST_STAMP)
 	$(BIN)/python tools/build_notebooks.py $(LESSONS)
+
+# Вердикты класса в results/class.csv и results/class.html: ученики хаба (class/learners.txt; от root — sudo make results)
+# или папки с ноутбуков, в каждой лежит work/ ученика: make results FROM="anna boris".
+FROM ?=
+results:
+	$(BIN)/python -m tools.classroom.results $(if $(strip $(FROM)),--from $(FROM))
 
 # Статический сайт курса в site/ (без интернета, с живыми ползунками): см. раздел README «Курс как сайт».
 site: $(TEST_STAMP)

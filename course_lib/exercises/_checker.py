@@ -3,7 +3,8 @@
 Проверка — обычная функция, которая гоняет решение ученика на примерах и при первой
 ошибке бросает `Wrong("что не так и что попробовать")`. Декоратор `checker` превращает это
 в напечатанный вердикт и возвращает `Result`. Нерешённое упражнение (в нём ещё стоит
-`raise NotImplementedError`) не бросает исключение дальше: урок выполняется целиком.
+`raise NotImplementedError`) не бросает исключение дальше: урок выполняется целиком. Вердикт ещё и
+записывается в work/ ученика, откуда его собирает учитель (`_record.py`).
 Если функция ученика упала, `call` бросает `Crashed` — подсказку со входами и переводом
 ошибки NumPy или Python на русский (`_errors.explain`); проверка может уточнить её по `crash.kind`
 (`crash.retold`). Ответ сравнивают с эталоном с допуском `tolerance` — по точности float32 и величине
@@ -19,6 +20,7 @@ import numpy as np
 
 from course_lib.autograd.tensor import Tensor
 from course_lib.exercises._errors import describe, explain
+from course_lib.exercises._record import record
 
 
 class Wrong(Exception):
@@ -59,31 +61,34 @@ UNREADABLE = ("❌ проверка не смогла разобрать ваш 
 
 
 def checker(check):
-    """Декоратор: check(candidate) бросает Wrong или возвращает текст похвалы."""
+    """Декоратор: check(candidate) бросает Wrong или возвращает текст похвалы. Вердикт печатается и записывается
+    для учителя (`_record.py`), если тетрадка открыта из work/ ученика."""
 
     @functools.wraps(check)
     def run(candidate, *args, **kwargs):
-        if not callable(candidate):
-            result = Result(False, True, f"❌ {check.__name__} проверяет саму функцию, а пришло значение "
-                                         f"{describe(candidate)}. Передайте имя функции без скобок: "
-                                         f"{check.__name__}(my_function)")
-            print(result.message)
-            return result
-        try:
-            with np.errstate(all="ignore"):
-                praise = check(candidate, *args, **kwargs)
-        except _NotSolved:
-            result = Result(False, False, NOT_SOLVED)
-        except Wrong as wrong:
-            result = Result(False, True, f"❌ {wrong}")
-        except Exception as error:                  # noqa: BLE001 — ответ такой, что сравнить не вышло
-            result = Result(False, True, UNREADABLE.format(error=type(error).__name__))
-        else:
-            result = Result(True, True, f"✅ {praise or 'верно!'}")
+        result = _verdict(check, candidate, *args, **kwargs)
         print(result.message)
+        record(check.__name__, candidate, result)
         return result
 
     return run
+
+
+def _verdict(check, candidate, *args, **kwargs):
+    if not callable(candidate):
+        return Result(False, True, f"❌ {check.__name__} проверяет саму функцию, а пришло значение "
+                                   f"{describe(candidate)}. Передайте имя функции без скобок: "
+                                   f"{check.__name__}(my_function)")
+    try:
+        with np.errstate(all="ignore"):
+            praise = check(candidate, *args, **kwargs)
+    except _NotSolved:
+        return Result(False, False, NOT_SOLVED)
+    except Wrong as wrong:
+        return Result(False, True, f"❌ {wrong}")
+    except Exception as error:                      # noqa: BLE001 — ответ такой, что сравнить не вышло
+        return Result(False, True, UNREADABLE.format(error=type(error).__name__))
+    return Result(True, True, f"✅ {praise or 'верно!'}")
 
 
 def _unwrap(value):

@@ -1,0 +1,176 @@
+"""`make results`: вердикты учеников — в одну таблицу results/class.csv и страницу results/class.html.
+
+    .venv/bin/python -m tools.classroom.results                         # ученики хаба: class/learners.txt
+    .venv/bin/python -m tools.classroom.results --from anna boris       # папки, в каждой лежит work/
+
+Строка таблицы — ученик × упражнение (все упражнения BY_LESSON по порядку): status solved (своё решение
+прошло проверку хоть раз), wrong (пробовал, не прошло), not_started (попыток нет); attempts — вызовы
+проверки с ответом ученика (нетронутая заготовка с `raise NotImplementedError` — не попытка); message —
+вердикт последней записи (последняя подсказка). Ученик — имя папки, в которой лежит work/ (на хабе — имя
+учётной записи, work/ — в её домашней папке). Что не прочитать, называется по-русски и пропускается;
+код выхода 0, если таблица записана, 2 — если не собрано ничего.
+"""
+
+import argparse
+import csv
+import io
+import os
+import pathlib
+import pwd
+import re
+import sys
+
+from course_lib.exercises import BY_LESSON
+from tools.classroom.collect import Refused, read_work
+from tools.classroom.results_page import BROKEN, page
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+LEARNERS = ROOT / "class" / "learners.txt"
+OUT = ROOT / "results"
+COLUMNS = ("learner", "lesson", "exercise", "status", "attempts", "message")
+ACCOUNT = re.compile(r"[a-z_][a-z0-9_-]{0,31}")         # имя учётной записи Linux (useradd без --badname)
+
+
+def hub_learners(listing=LEARNERS):
+    """Ученики хаба: имена из class/learners.txt -> ([(имя, их work/)], проблемы)."""
+    try:
+        lines = pathlib.Path(listing).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return [], [f"нет списка учеников {listing} и не задан FROM: впишите учеников в {listing} (по имени в "
+                    f"строке) или соберите папки с ноутбуков: make results FROM=\"папка1 папка2\""]
+    except (OSError, UnicodeDecodeError) as error:
+        return [], [f"список учеников {listing} не прочитать: {error}"]
+    found, problems, seen, named = [], [], set(), 0
+    for number, line in enumerate(lines, 1):
+        name = line.split("#", 1)[0].strip()
+        where = f"{pathlib.Path(listing).name}, строка {number}"
+        if not name:
+            continue
+        named += 1
+        if not ACCOUNT.fullmatch(name):
+            problems.append(f"{where}: «{name}» не может быть именем учётной записи (строчные латинские буквы, "
+                            f"цифры, _ и -, до 32 знаков, первая — буква или _); пропускаю")
+        elif name in seen:
+            problems.append(f"{where}: ученик «{name}» записан второй раз; беру его один раз")
+        else:
+            seen.add(name)
+            try:
+                found.append((name, pathlib.Path(pwd.getpwnam(name).pw_dir) / "work"))
+            except KeyError:
+                problems.append(f"{where}: учётной записи «{name}» на этой машине нет (её создаёт make class); "
+                                f"пропускаю")
+    if not named:
+        problems.append(f"в {listing} нет ни одного ученика (по имени в строке; # — комментарий)")
+    return found, problems
+
+
+def folder_learners(folders):
+    """Папки с ноутбуков: в каждой лежит work/ -> ([(имя папки, её work/)], проблемы)."""
+    found, problems, seen = [], [], {}
+    if not folders:
+        problems.append("FROM пуст: укажите папки, в каждой из которых лежит work/ ученика: "
+                        "make results FROM=\"anna boris\"")
+    for folder in map(pathlib.Path, folders):
+        name = folder.resolve().name
+        if not folder.is_dir():
+            problems.append(f"папки {folder} нет (в FROM — папки, в каждой лежит work/ ученика); пропускаю")
+        elif not (folder / "work").is_dir():
+            hint = " — укажите папку, в которой она лежит, а не саму work/" if name == "work" else ""
+            problems.append(f"в папке {folder} нет work/{hint}; пропускаю")
+        elif name in seen:
+            problems.append(f"у папок {seen[name]} и {folder} одно имя ученика «{name}»: беру первую, "
+                            f"вторую переименуйте (ученик — имя папки, в которой лежит work/)")
+        else:
+            seen[name] = folder
+            found.append((name, folder / "work"))
+    return found, problems
+
+
+def rows(work):
+    """Строки таблицы одного ученика: каждое упражнение курса по порядку."""
+    table = []
+    for lesson, exercises in BY_LESSON.items():
+        for exercise in exercises:
+            mine = [r for r in work.records if r["exercise"] == exercise]
+            attempts = [r for r in mine if r["status"] != "not_started"]
+            status = ("solved" if any(r["status"] == "solved" for r in mine)
+                      else "wrong" if attempts else "not_started")
+            message = mine[-1]["message"] if mine else ""
+            if not attempts and exercise in work.broken_cells:
+                message = BROKEN + work.broken_cells[exercise]
+            table.append({"learner": work.learner, "lesson": lesson, "exercise": exercise, "status": status,
+                          "attempts": len(attempts), "message": message})
+    return table
+
+
+def csv_text(table):
+    out = io.StringIO()
+    writer = csv.DictWriter(out, COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in table:
+        # текст ученика, начатый с = + - @, Excel принял бы за формулу: такой уводим апострофом
+        text = row["message"]
+        writer.writerow({**row, "message": "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text})
+    return out.getvalue()
+
+
+def write(out, name, text):
+    """Файл результатов: сначала рядом, потом переименованием (читатель не увидит половины); только учителю."""
+    out.mkdir(mode=0o700, parents=True, exist_ok=True)
+    target, draft = out / name, out / f".{name}.{os.getpid()}.tmp"
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    owner = os.environ.get("SUDO_UID"), os.environ.get("SUDO_GID")
+    if os.geteuid() == 0 and all(owner):                # sudo make results: файлы — учителю, а не root
+        for path in (out, draft):
+            os.chown(path, int(owner[0]), int(owner[1]))
+    os.replace(draft, target)
+    return target
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Вердикты учеников в results/class.csv и results/class.html")
+    parser.add_argument("--from", dest="folders", nargs="*", metavar="ПАПКА",
+                        help="папки, в каждой лежит work/ ученика (по умолчанию — ученики хаба из class/learners.txt)")
+    parser.add_argument("--learners", type=pathlib.Path, default=LEARNERS, help="список учеников хаба")
+    parser.add_argument("--out", type=pathlib.Path, default=OUT, help="куда писать (по умолчанию results/)")
+    args = parser.parse_args(argv)
+    sources, problems = (hub_learners(args.learners) if args.folders is None else folder_learners(args.folders))
+    works = []
+    for learner, path in sources:
+        try:
+            works.append(read_work(learner, path))
+        except Refused as why:
+            problems.append(f"{why}; ученик пропущен")
+    problems += [problem for work in works for problem in work.problems]
+    if not works:
+        print("make results: не собрано ни одного ученика, таблица не записана.", *problems, sep="\n  - ")
+        return 2
+    table = [row for work in works for row in rows(work)]
+    try:
+        files = [write(args.out, "class.csv", csv_text(table)), write(args.out, "class.html", page(table, problems))]
+    except OSError as error:
+        print(f"make results: не записать результаты в {args.out}: {error}", *problems, sep="\n  - ")
+        return 2
+    print(summary(works, table, problems, files))
+    return 0
+
+
+def summary(works, table, problems, files):
+    count = {status: sum(row["status"] == status for row in table) for status in ("solved", "wrong")}
+    lines = [f"Учеников собрано: {len(works)}, упражнений у каждого: {sum(map(len, BY_LESSON.values()))}."]
+    for work in works:
+        mine = [row for row in table if row["learner"] == work.learner]
+        lines.append(f"  {work.learner}: решено {sum(r['status'] == 'solved' for r in mine)}, "
+                     f"пробовал без решения {sum(r['status'] == 'wrong' for r in mine)}")
+    lines.append(f"Всего решено {count['solved']}, пробовали без решения {count['wrong']}.")
+    if problems:
+        lines.append(f"Пропущено из-за проблем ({len(problems)}), остальное собрано:")
+        lines += [f"  - {problem}" for problem in problems]
+    lines.append("Таблица: " + ", ".join(map(str, files)))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
