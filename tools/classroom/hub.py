@@ -21,6 +21,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 from tools.classroom import accounts, limits, memory_cgroup
 
@@ -148,14 +149,15 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
     secret_file(state / "service-token", lambda: secrets.token_hex(32))
 
     accounts.check_paths(sys.executable)          # до первой записи: ничего не сделано наполовину
-    made = []
+    made, entries = [], []
     for name in [teacher, *names]:
         entry, created = accounts.ensure_account(name)
+        entries.append(entry)
         if created:
             made.append(name)
-        if name == teacher:
-            accounts.check_reachable(entry, sys.executable)
-        accounts.prepare_work(entry, sys.executable, solutions=solutions)
+    accounts.check_reachable(entries[0], sys.executable)
+    with ThreadPoolExecutor(max_workers=4) as pool:   # work/ всех учеников сразу: каждая — свой процесс
+        list(pool.map(lambda entry: accounts.prepare_work(entry, sys.executable, solutions=solutions), entries))
     (state / "class.json").write_text(json.dumps(settings, ensure_ascii=False, indent=1), encoding="utf-8")
 
     log = open(state / "jupyterhub.log", "ab")
@@ -229,37 +231,27 @@ def end(pids, grace=5):
     return len(pids)
 
 
-def stop(state, stop_hub=True):
-    """Остановить серверы учеников (через API хаба, затем добить оставшихся), хаб, прокси и culler. -> строки отчёта."""
+def stop(state):
+    """Остановить всё сразу: хаб, прокси, culler, серверы и ядра учеников (SIGTERM, затем SIGKILL). -> строки отчёта.
+
+    Серверы не ждут хаба: каждый на SIGTERM сам закрывает свои ядра, а хаб при следующем запуске увидит,
+    что их процессов нет. Работа учеников — файлы в их work/, её остановка не трогает.
+    """
     state = pathlib.Path(state).resolve()
     settings = load_settings(state)
     if settings is None:
         return ["класс здесь не запускался (нет class/state/class.json) — останавливать нечего"]
-    report = []
-    hub_pid = read_pid(state / "jupyterhub.pid")
-    if hub_pid and alive(hub_pid):
-        try:
-            code, users = api(settings, state, "GET", "/users")
-            running = [u["name"] for u in users or [] if u.get("servers")]
-            for name in running:
-                api(settings, state, "DELETE", f"/users/{name}/server")
-            deadline = time.monotonic() + 15
-            while running and time.monotonic() < deadline:
-                time.sleep(0.3)
-                running = [n for n in running if (api(settings, state, "GET", f"/users/{n}")[1] or {}).get("servers")]
-            report.append("серверы учеников остановлены через хаб")
-        except OSError:
-            report.append("хаб не ответил — серверы учеников останавливаю сам")
-    if stop_hub:
-        ended = end([p for p in (hub_pid, read_pid(state / "proxy.pid")) if p], grace=10)
-        report.append("хаб и прокси остановлены" if ended else "хаб уже был остановлен")
-    leftovers = end(class_processes(settings, state))
-    if leftovers:
-        report.append(f"остановлено оставшихся процессов учеников и culler: {leftovers}")
+    hub = [p for p in (read_pid(state / "jupyterhub.pid"), read_pid(state / "proxy.pid")) if p and alive(p)]
+    learners = class_processes(settings, state)
+    end(hub + learners, grace=10)
+    leftovers = end(class_processes(settings, state))         # ядра, которые сервер успел запустить в эти секунды
     version, where = memory_cgroup.controller()
     if version is not None:
         for name in [settings["teacher"], *settings["learners"]]:
             memory_cgroup.remove_group(where / name)
+    report = ["хаб и прокси остановлены" if hub else "хаб уже был остановлен"]
+    if learners or leftovers:
+        report.append(f"остановлены серверы и ядра учеников и culler: процессов {len(learners) + leftovers}")
     report.append("работа учеников в их work/ осталась; запустить снова: make class")
     return report
 
