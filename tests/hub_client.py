@@ -128,15 +128,25 @@ class Kernel:
 
 
 def processes_of(uid):
-    """PID всех процессов записи uid."""
+    """PID живых процессов записи uid (зомби — уже не процесс: он не держит ни памяти, ни файлов)."""
     found = []
     for entry in pathlib.Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and entry.stat().st_uid == uid:
+            if entry.name.isdigit() and entry.stat().st_uid == uid and describe(int(entry.name))[0] != "Z":
                 found.append(int(entry.name))
         except OSError:
             pass
     return found
+
+
+def describe(pid):
+    """(состояние, командная строка) процесса — для сообщения теста."""
+    try:
+        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        cmdline = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        return state, cmdline[:200]
+    except (OSError, IndexError):
+        return "?", ""
 
 
 def rss_kb(pid):

@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from tests.hub_client import Hub, KernelDied, kill, processes_of
+from tests.hub_client import Hub, KernelDied, describe, kill, processes_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else sys.executable
@@ -267,8 +267,12 @@ def test_class_stop_ends_everything_and_can_repeat(klass):
     assert done.returncode == 0 and "остановлены" in done.stdout, done.stdout + done.stderr
     for pid in pids:
         assert not pathlib.Path(f"/proc/{pid}").exists() or "Z" in pathlib.Path(f"/proc/{pid}/stat").read_text().split()[2]
-    for name in [klass["teacher"], *klass["learners"]]:
-        assert processes_of(pwd.getpwnam(name).pw_uid) == [], f"после make class-stop у {name} остались процессы"
+    uids = [pwd.getpwnam(name).pw_uid for name in [klass["teacher"], *klass["learners"]]]
+    deadline = time.monotonic() + 5                     # умершего процесса ещё может не быть прибрано (зомби)
+    while any(processes_of(uid) for uid in uids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = {pid: describe(pid) for uid in uids for pid in processes_of(uid)}
+    assert not left, f"после make class-stop у учеников остались процессы: {left}"
     again = hub_cli("stop", "--state", str(state))
     assert again.returncode == 0 and "уже был остановлен" in again.stdout, again.stdout
     assert "не запущен" in hub_cli("status", "--state", str(state)).stdout
