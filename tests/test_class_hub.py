@@ -250,7 +250,11 @@ def test_hub_restart_keeps_every_learners_work(klass):
     done = hub_cli("start", *klass["args"])
     assert done.returncode == 0, f"make class после остановки хаба:\n{done.stdout}\n{done.stderr}"
     assert "новые записи" not in done.stdout, "записи учеников сделаны заново, а не взяты те же"
-    assert int((state / "jupyterhub.pid").read_text()) != hub_pid
+    new_pid = int((state / "jupyterhub.pid").read_text())
+    assert new_pid != hub_pid
+    again = hub_cli("start", *klass["args"])            # тот же make class ещё раз: класс уже идёт, хаб тот же
+    assert again.returncode == 0 and "класс уже идёт" in again.stdout, again.stdout + again.stderr
+    assert int((state / "jupyterhub.pid").read_text()) == new_pid
     for name, work in works.items():
         assert tree_digest(work) == before[name], f"после перезапуска хаба изменилась work/ ученика {name}"
         server = hub.request("GET", f"/hub/api/users/{name}")[1]["servers"].get("")

@@ -14,7 +14,6 @@ import os
 import pathlib
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -24,6 +23,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from tools.classroom import accounts, limits, memory_cgroup
+from tools.classroom.processes import alive, class_processes, end, free_port, read_pid
 
 ROOT = accounts.ROOT
 STATE = ROOT / "class" / "state"
@@ -34,28 +34,6 @@ LOCAL_PROXY = ROOT / "class" / "node_modules" / ".bin" / "configurable-http-prox
 
 class ClassError(RuntimeError):
     """Класс не запустить или не остановить: текст говорит, что сделать."""
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def alive(pid):
-    """Жив ли процесс pid (зомби — не жив)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, ValueError, IndexError):
-        return False
-
-
-def read_pid(path):
-    try:
-        return int(pathlib.Path(path).read_text().strip())
-    except (OSError, ValueError):
-        return None
 
 
 def find_proxy():
@@ -133,9 +111,15 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
             raise ClassError(f"нет файла {file} (CERT/KEY — сертификат и ключ TLS, например от certbot)")
     memory_limit = limits.memory_bytes(memory)
     old = load_settings(state)
-    if old and alive(read_pid(state / "jupyterhub.pid") or -1):
-        print(f"make class: класс уже идёт — {address(old)} (остановить: make class-stop)")
-        return old
+    running = [p for p in (read_pid(state / "jupyterhub.pid"), read_pid(state / "proxy.pid")) if p and alive(p)]
+    if old and running:
+        asked = {"host": host, "port": int(port), "teacher": teacher, "learners": names, "memory": memory_limit}
+        if all(old.get(k) == v for k, v in asked.items()) and bool(old["cert"]) == bool(cert):
+            print(f"make class: класс уже идёт — {address(old)} (остановить: make class-stop)")
+            return {**old, "made": []}
+        # список или настройки изменились: перезапускаем только хаб — серверы учеников работают дальше
+        print("make class: настройки или список учеников изменились — перезапускаю хаб (ученики работают дальше)")
+        end(running, grace=10)
     state.mkdir(parents=True, exist_ok=True)
     os.chmod(state, 0o700)
     settings = {
@@ -185,50 +169,6 @@ def tail(path, lines=15):
         return "\n".join(pathlib.Path(path).read_text(errors="replace").splitlines()[-lines:])
     except OSError:
         return "(журнала нет)"
-
-
-def class_processes(settings, state):
-    """PID процессов класса, переживших хаб: серверы и ядра учеников, culler этого класса."""
-    import pwd
-    uids = set()
-    for name in [settings["teacher"], *settings["learners"]]:
-        try:
-            uids.add(pwd.getpwnam(name).pw_uid)
-        except KeyError:
-            pass
-    found = []
-    for entry in pathlib.Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            uid = entry.stat().st_uid
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            cwd = os.readlink(entry / "cwd") if "jupyterhub_idle_culler" in cmdline else ""
-        except OSError:
-            continue
-        if (uid in uids and ("jupyterhub-singleuser" in cmdline or "ipykernel" in cmdline)) or cwd == str(state):
-            found.append(int(entry.name))
-    return found
-
-
-def end(pids, grace=5):
-    """SIGTERM, подождать, затем SIGKILL тем, кто ещё жив; -> сколько было живых."""
-    pids = [pid for pid in pids if alive(pid)]
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-    deadline = time.monotonic() + grace
-    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    for pid in pids:
-        if alive(pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-    return len(pids)
 
 
 def stop(state):
