@@ -89,3 +89,14 @@ def test_make_class_with_a_bad_list_creates_no_account(tmp_path):
     finally:
         for name in [*good, prefix + "t"]:
             subprocess.run(["userdel", "--remove", name], capture_output=True)
+
+
+def test_listening_beyond_this_machine_without_tls_warns():
+    from tools.classroom.hub import welcome
+    base = {"host": "127.0.0.1", "port": 8000, "cert": "", "teacher": "teacher", "learners": ["anna"],
+            "memory": limits.memory_bytes()}
+    assert not any("ВНИМАНИЕ" in line for line in welcome(base, accounts.ROOT))
+    open_net = "\n".join(welcome({**base, "host": "0.0.0.0"}, accounts.ROOT))
+    assert "ВНИМАНИЕ" in open_net and "TLS" in open_net and "закрытой сети" in open_net
+    with_tls = welcome({**base, "host": "0.0.0.0", "cert": "/etc/ssl/fullchain.pem"}, accounts.ROOT)
+    assert not any("ВНИМАНИЕ" in line for line in with_tls) and with_tls[0].startswith("Класс запущен: https://")
