@@ -23,7 +23,7 @@ import pytest
 from tests.hub_client import Hub, KernelDied, describe, kill, processes_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else sys.executable
+PYTHON = sys.executable          # то же окружение, что у теста (в CI — и окружение нижних границ)
 MEMORY_MB = 400          # предел в тесте: сервер с ядром курса берут ≈ 230 МБ, ядро просит 600 МБ
 LESSON = ROOT / "lessons" / "02_soft_search.ipynb"
 
