@@ -15,7 +15,7 @@ BIN    := $(VENV)/bin
 LAB_STAMP  := $(VENV)/.installed-lab
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: lab fresh test notebooks setup setup-test site clean results
+.PHONY: lab fresh test notebooks setup setup-test site clean results class class-stop class-status
 
 # Тетрадки ученика: копия уроков в work/ (в .gitignore) — lessons/ остаётся таким, как в git.
 WORK ?= work
@@ -41,9 +41,10 @@ $(LAB_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e .
 	touch $@
 
+# Проверки ставят и extra `class`: make test поднимает настоящий хаб и гоняет nbgrader (tests/test_class_*.py).
 $(TEST_STAMP): $(LAB_STAMP)
-	$(BIN)/python -m pip install -e '.[test]'
-	touch $@
+	$(BIN)/python -m pip install -e '.[test,class]'
+	touch $@ $(CLASS_STAMP)
 
 lab: $(LAB_STAMP)
 	@$(BIN)/python tools/workspace.py --work $(WORK)
@@ -114,6 +115,40 @@ results:
 # Статический сайт курса в site/ (без интернета, с живыми ползунками): см. раздел README «Курс как сайт».
 site: $(TEST_STAMP)
 	$(BIN)/python tools/build_site.py
+
+# Класс на одном сервере (JupyterHub): sudo make class — ученики из class/learners.txt, каждый со своей
+# записью системы и своей work/; подробно — TEACHERS.md, «Класс на одном сервере».
+# Адрес хаба: по умолчанию только эта машина; для класса в сети — HOST=0.0.0.0 (и TLS, см. CERT/KEY)
+HOST ?= 127.0.0.1
+# Порт хаба
+PORT ?= 8000
+# Запись учителя — администратора хаба (создаётся, если её нет)
+TEACHER ?= teacher
+# SOLUTIONS=no — копии уроков ученикам без ячеек с решениями
+SOLUTIONS ?= yes
+# Сертификат и ключ TLS (например от certbot: fullchain.pem и privkey.pem) — тогда хаб отвечает по HTTPS
+CERT ?=
+KEY ?=
+# Предел памяти одного ученика (сервер и все его ядра); по умолчанию — из tools/classroom/limits.py
+MEMORY ?=
+# Нужен JupyterHub в .venv: make class ставит extra `class` (jupyterhub, jupyterhub-firstuseauthenticator, …).
+CLASS_STAMP := $(VENV)/.installed-class
+
+$(CLASS_STAMP): $(LAB_STAMP)
+	$(BIN)/python -m pip install -e '.[class]'
+	touch $@
+
+class: $(CLASS_STAMP)
+	@$(BIN)/python -m tools.classroom.hub start --host '$(HOST)' --port '$(PORT)' --teacher '$(TEACHER)' \
+		--solutions '$(SOLUTIONS)' --cert '$(CERT)' --key '$(KEY)' $(if $(MEMORY),--memory '$(MEMORY)')
+
+# Остановить всё: серверы и ядра учеников, хаб, прокси, culler (работа учеников остаётся). Повторять можно.
+class-stop:
+	@$(BIN)/python -m tools.classroom.hub stop
+
+# Идёт ли класс и у кого запущены серверы
+class-status:
+	@$(BIN)/python -m tools.classroom.hub status
 
 clean:
 	rm -rf $(VENV) .venv-lowest test-artifacts .hypothesis

@@ -77,3 +77,19 @@ def test_linear_gradients_are_the_same_split_or_not(monkeypatch):
         results.append((xt.grad, layer.weight.grad))
     for unsplit, split in zip(*results):
         assert np.allclose(unsplit, split, atol=1e-12)
+
+
+def test_omp_num_threads_caps_the_pool(monkeypatch):
+    """Сервер класса ставит OMP_NUM_THREADS (tools/classroom/limits.py): пул машинного отделения берёт не больше."""
+    monkeypatch.setattr(pool.os, "sched_getaffinity", lambda pid: set(range(6)), raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert pool.cpu_count() == 6
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    assert pool.cpu_count() == 2
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert pool.cpu_count() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "16")       # больше, чем ядер, — не больше ядер
+    assert pool.cpu_count() == 6
+    for junk in ("", "0", "два", "-3"):                # не число или меньше 1 — как без переменной
+        monkeypatch.setenv("OMP_NUM_THREADS", junk)
+        assert pool.cpu_count() == 6

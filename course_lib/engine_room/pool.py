@@ -54,8 +54,15 @@ def matmul(a, b):
 
 
 def cpu_count():
-    """Сколько ядер доступно процессу (не больше 8: дальше куски слишком мелкие)."""
+    """Сколько ядер доступно процессу (не больше 8: дальше куски слишком мелкие).
+
+    OMP_NUM_THREADS — стандартная переменная «сколько потоков считать»: её ставит сервер класса
+    (tools/classroom/limits.py), и пул слушается её так же, как OpenBLAS. Не число или меньше 1 — не в счёт.
+    """
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    asked = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if asked.isdigit() and int(asked) >= 1:
+        cores = min(cores, int(asked))
     return max(1, min(cores, 8))
 
 

@@ -1,0 +1,282 @@
+"""Класс на одном сервере, как он идёт: настоящий JupyterHub на 127.0.0.1, настоящие записи системы трёх учеников
+и учителя, настоящие ядра. Ученики решают упражнения урока 02, `make results` даёт ровно эту таблицу; чужая work/
+закрыта системой; перезапуск хаба не теряет работы; предел памяти останавливает ядро, а не соседей.
+
+Записи и процессы теста (имена с уникальной приставкой) убираются в конце, даже если тест упал.
+Нужен root (useradd); без root тест пропускается, в CI это ошибка.
+"""
+
+import csv
+import hashlib
+import json
+import os
+import pathlib
+import pwd
+import secrets
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.hub_client import Hub, KernelDied, describe, kill, processes_of
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PYTHON = sys.executable          # то же окружение, что у теста (в CI — и окружение нижних границ)
+MEMORY_MB = 400          # предел в тесте: сервер с ядром курса берут ≈ 230 МБ, ядро просит 600 МБ
+LESSON = ROOT / "lessons" / "02_soft_search.ipynb"
+
+if os.geteuid() != 0:
+    if os.environ.get("CI"):
+        pytest.fail("tests/test_class_hub.py: в CI тест класса обязателен, а он запущен не от root", pytrace=False)
+    pytest.skip("класс (make class) делает записи системы — этот тест идёт только от root", allow_module_level=True)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def hub_cli(*args, timeout=180):
+    """tools/classroom/hub.py — то, что запускают make class / class-stop."""
+    return subprocess.run([PYTHON, "-m", "tools.classroom.hub", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def lesson_cell(marker):
+    cells = json.loads(LESSON.read_text(encoding="utf-8"))["cells"]
+    sources = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    found = [s for s in sources if marker in s]
+    assert len(found) == 1, f"в уроке 02 ячеек с «{marker}»: {len(found)}, ожидалась одна"
+    return found[0]
+
+
+STUB = "raise NotImplementedError  # ваш код здесь"
+RIGHT_SOFTMAX = "e = np.exp(scores - scores.max(axis=-1, keepdims=True))\n    return e / e.sum(axis=-1, keepdims=True)"
+WRONG_SOFTMAX = "return np.exp(scores)   # забыл поделить на сумму"
+
+
+def tree_digest(folder):
+    """Хэш каждого файла work/ (кроме служебных .ipynb_checkpoints) — чтобы сравнить до и после перезапуска."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file() and ".ipynb_checkpoints" not in p.parts}
+
+
+@pytest.fixture(scope="module")
+def klass(tmp_path_factory):
+    prefix = "clt" + "".join(secrets.choice("abcdefghijkmnpqrstuvwxyz") for _ in range(5))
+    learners, teacher = [prefix + s for s in "abc"], prefix + "t"
+    folder = tmp_path_factory.mktemp("class")
+    (folder / "learners.txt").write_text("# ученики теста\n" + "\n".join(learners) + "\n", encoding="utf-8")
+    state, port = folder / "state", free_port()
+    args = ["--learners", str(folder / "learners.txt"), "--state", str(state), "--host", "127.0.0.1",
+            "--port", str(port), "--teacher", teacher, "--memory", f"{MEMORY_MB}M"]
+    info = {"learners": learners, "teacher": teacher, "state": state, "args": args, "folder": folder,
+            "hub": Hub(port, state), "kernels": {}}
+    try:
+        started = time.monotonic()
+        done = hub_cli("start", *args)
+        info["start_seconds"] = time.monotonic() - started
+        assert done.returncode == 0, f"make class не запустил класс:\n{done.stdout}\n{done.stderr}"
+        info["welcome"] = done.stdout
+        yield info
+    finally:
+        for kernel in info["kernels"].values():
+            kernel.close()
+        hub_cli("stop", "--state", str(state), timeout=120)
+        for pid_file in ("jupyterhub.pid", "proxy.pid"):            # на случай, если stop не смог
+            try:
+                kill([int((state / pid_file).read_text())])
+            except (OSError, ValueError):
+                pass
+        for name in [teacher, *learners]:
+            try:
+                uid = pwd.getpwnam(name).pw_uid
+            except KeyError:
+                continue
+            kill(processes_of(uid))
+            subprocess.run(["userdel", "--remove", name], capture_output=True)
+            for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/{name}"):
+                try:
+                    group.rmdir()
+                except OSError:
+                    pass
+
+
+def test_make_class_tells_the_teacher_where_and_who(klass):
+    text = klass["welcome"]
+    assert f"http://127.0.0.1:{klass['hub'].base.rsplit(':', 1)[1]}/" in text
+    assert all(name in text for name in klass["learners"]) and klass["teacher"] in text
+    assert "новые записи системы" in text and "первом входе" in text and "make class-stop" in text and "jupyterhub.log" in text
+    for name in klass["learners"]:
+        home = pathlib.Path(pwd.getpwnam(name).pw_dir)
+        assert (home.stat().st_mode & 0o777) == 0o700, f"дом {home} открыт другим: {oct(home.stat().st_mode)}"
+        assert (home / "work" / LESSON.name).stat().st_uid == pwd.getpwnam(name).pw_uid
+
+
+def test_first_sign_in_sets_the_password(klass):
+    hub, first = klass["hub"], klass["learners"][0]
+    password = "кот-сел-на-коврик-" + secrets.token_hex(4)
+    assert hub.sign_in(first, password)[0], "первый вход через форму не прошёл"
+    assert not hub.sign_in(first, "чужой-пароль-123")[0], "второй вход с другим паролем пустил"
+    assert hub.sign_in(first, password)[0], "второй вход с тем же паролем не пустил"
+    assert not hub.sign_in("nobody-" + first, password)[0], "пустил имя не из списка"
+    stored = b"".join(p.read_bytes() for p in klass["state"].glob("passwords.dbm*"))
+    assert password.encode() not in stored and b"$2b$" in stored, "пароль лежит не как bcrypt-хэш"
+
+
+def test_servers_through_the_api_and_kernels_in_work(klass):
+    hub = klass["hub"]
+    for name in klass["learners"]:                     # все три запроса сразу, потом ждём каждый
+        hub.request_server(name)
+    for name in klass["learners"]:
+        hub.wait_ready(name)
+    for name in klass["learners"]:
+        kernel = klass["kernels"][name] = hub.kernel(name, LESSON.name)
+        seen = json.loads(kernel.run("import os, json\nprint(json.dumps([os.getcwd(), os.getuid(), "
+                                     "os.environ.get('OMP_NUM_THREADS')]))"))
+        account = pwd.getpwnam(name)
+        assert seen == [str(pathlib.Path(account.pw_dir) / "work"), account.pw_uid, "2"], seen
+        out = kernel.run("import numpy as np\nimport course_lib as nt\n"
+                         "from course_lib.engine_room import pool\nprint(pool.cpu_count())")
+        assert out.strip() in ("1", "2"), f"пул машинного отделения берёт {out.strip()} потоков, а не 1–2"
+
+
+def test_lesson_02_exercises_reach_make_results(klass):
+    right, wrong, untouched = (klass["kernels"][name] for name in klass["learners"])
+    softmax, attend = lesson_cell("def my_softmax"), lesson_cell("def attend_one(")
+    assert STUB in softmax and STUB in attend
+    right.run(softmax.replace(STUB, RIGHT_SOFTMAX))
+    right.run(attend)                                   # заготовка не тронута: не попытка
+    wrong.run(softmax.replace(STUB, WRONG_SOFTMAX))
+    for cell in (softmax, lesson_cell("def softmax_solution"), attend, lesson_cell("def attend_one_solution")):
+        untouched.run(cell)                             # «Run All» без своего кода: заготовки и решения курса
+    out = klass["folder"] / "results"
+    done = subprocess.run([PYTHON, "-m", "tools.classroom.results", "--learners", str(klass["folder"] / "learners.txt"),
+                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, f"make results упал:\n{done.stdout}\n{done.stderr}"
+    with open(out / "class.csv", encoding="utf-8") as table:
+        rows = list(csv.DictReader(table))
+    a, b, c = klass["learners"]
+    lesson_02 = {(r["learner"], r["exercise"]): (r["status"], r["attempts"]) for r in rows if r["lesson"] == "02"}
+    assert lesson_02 == {
+        (a, "check_softmax"): ("solved", "1"), (a, "check_attend_one"): ("not_started", "0"),
+        (b, "check_softmax"): ("wrong", "1"), (b, "check_attend_one"): ("not_started", "0"),
+        (c, "check_softmax"): ("not_started", "0"), (c, "check_attend_one"): ("not_started", "0"),
+    }, f"таблица урока 02 не та: {lesson_02}"
+    others = [r for r in rows if r["lesson"] != "02" and (r["status"], r["attempts"]) != ("not_started", "0")]
+    assert not others, f"в других уроках никто не работал, а в таблице: {others}"
+    assert {r["learner"] for r in rows} == {a, b, c}
+    hint = next(r["message"] for r in rows if (r["learner"], r["exercise"]) == (b, "check_softmax"))
+    assert hint and hint != next(r["message"] for r in rows if (r["learner"], r["exercise"]) == (a, "check_softmax"))
+
+
+def test_a_learner_cannot_reach_another_learners_work(klass):
+    a, b = klass["learners"][:2]
+    other = pathlib.Path(pwd.getpwnam(b).pw_dir) / "work"
+    probe = f"""
+import pathlib
+results = []
+for attempt in (lambda: pathlib.Path({str(other / LESSON.name)!r}).read_bytes(),
+                lambda: pathlib.Path({str(other / 'from_a.txt')!r}).write_text('чужое'),
+                lambda: list(pathlib.Path({str(other)!r}).iterdir())):
+    try:
+        attempt()
+        results.append('открылось')
+    except PermissionError:
+        results.append('PermissionError')
+print(results)
+"""
+    assert klass["kernels"][a].run(probe).strip() == str(["PermissionError"] * 3)
+    assert not (other / "from_a.txt").exists()
+
+
+def test_memory_limit_stops_the_greedy_kernel_not_the_neighbours(klass):
+    hub, (a, b, c) = klass["hub"], klass["learners"]
+    greedy = klass["kernels"][c]
+    pid = int(greedy.run("import os\nprint(os.getpid())"))
+    groups = list(pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/{c}"))
+    log = (klass["state"] / "jupyterhub.log").read_text(errors="replace")
+    if not groups:                                      # машина не даёт cgroup памяти: хаб должен сказать это
+        assert f"память ученика {c} НЕ ограничена" in log
+        pytest.skip("на этой машине нет записываемого контроллера памяти cgroup — предел не ставится (хаб предупредил)")
+    assert f"память ученика {c}: не больше {MEMORY_MB} МБ" in log
+    group = groups[0]
+    assert pid in [int(p) for p in (group / "cgroup.procs").read_text().split()], "ядро ученика не в его cgroup"
+    with pytest.raises(KernelDied):
+        greedy.run("import numpy as np\nhog = np.ones(600 * 2**20 // 8)\nprint('взял 600 МБ')")
+    deadline = time.monotonic() + 20
+    while pathlib.Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not pathlib.Path(f"/proc/{pid}").exists(), "ядро, взявшее 600 МБ при пределе 400 МБ, не остановлено"
+    events = group / "memory.oom_control" if (group / "memory.oom_control").exists() else group / "memory.events"
+    counts = dict(zip(*[iter(events.read_text().split())] * 2))
+    assert int(counts.get("oom_kill", 0)) >= 1, f"{events}: ядро остановил не предел памяти: {counts}"
+    assert hub.request("GET", f"/user/{c}/api/status")[0] == 200, "вместе с ядром упал сервер ученика"
+    for name in (a, b):                                 # соседи работают как работали
+        assert klass["kernels"][name].run("print(6 * 7)").strip() == "42"
+
+
+def test_one_kernel_killed_leaves_the_others_running(klass):
+    a, b, c = klass["learners"]
+    victim = klass["kernels"][a]
+    pid = int(victim.run("import os\nprint(os.getpid())"))
+    os.kill(pid, 9)
+    for name in (b, c):
+        kernel = klass["kernels"][name]
+        if name == c:                                   # ядро c после предела памяти перезапущено сервером
+            kernel.close()
+        assert kernel.run("print(2 + 2)").strip() == "4"
+    klass["kernels"][a].close()
+
+
+def test_hub_restart_keeps_every_learners_work(klass):
+    hub, state = klass["hub"], klass["state"]
+    works = {name: pathlib.Path(pwd.getpwnam(name).pw_dir) / "work" for name in klass["learners"]}
+    before = {name: tree_digest(work) for name, work in works.items()}
+    assert any(".verdicts.jsonl" in files for files in before.values())
+    hub_pid = int((state / "jupyterhub.pid").read_text())
+    os.kill(hub_pid, 15)                                # хаб остановлен, серверы учеников — нет (cleanup_servers)
+    deadline = time.monotonic() + 30
+    while pathlib.Path(f"/proc/{hub_pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not pathlib.Path(f"/proc/{hub_pid}").exists()
+    for name in klass["learners"]:
+        uid = pwd.getpwnam(name).pw_uid
+        assert processes_of(uid), f"с хабом остановился и сервер ученика {name}"
+    done = hub_cli("start", *klass["args"])
+    assert done.returncode == 0, f"make class после остановки хаба:\n{done.stdout}\n{done.stderr}"
+    assert "новые записи" not in done.stdout, "записи учеников сделаны заново, а не взяты те же"
+    new_pid = int((state / "jupyterhub.pid").read_text())
+    assert new_pid != hub_pid
+    again = hub_cli("start", *klass["args"])            # тот же make class ещё раз: класс уже идёт, хаб тот же
+    assert again.returncode == 0 and "класс уже идёт" in again.stdout, again.stdout + again.stderr
+    assert int((state / "jupyterhub.pid").read_text()) == new_pid
+    for name, work in works.items():
+        assert tree_digest(work) == before[name], f"после перезапуска хаба изменилась work/ ученика {name}"
+        server = hub.request("GET", f"/hub/api/users/{name}")[1]["servers"].get("")
+        assert server and server["ready"], f"после перезапуска хаб не видит сервер ученика {name}: {server}"
+        kernel = klass["kernels"][name]
+        kernel.close()                                  # прокси перезапущен: канал ядра — заново
+        assert kernel.run("print('я тут')").strip() == "я тут"
+
+
+def test_class_stop_ends_everything_and_can_repeat(klass):
+    state = klass["state"]
+    pids = [int((state / f).read_text()) for f in ("jupyterhub.pid", "proxy.pid")]
+    done = hub_cli("stop", "--state", str(state))
+    assert done.returncode == 0 and "остановлены" in done.stdout, done.stdout + done.stderr
+    for pid in pids:
+        assert not pathlib.Path(f"/proc/{pid}").exists() or "Z" in pathlib.Path(f"/proc/{pid}/stat").read_text().split()[2]
+    uids = [pwd.getpwnam(name).pw_uid for name in [klass["teacher"], *klass["learners"]]]
+    deadline = time.monotonic() + 5                     # умершего процесса ещё может не быть прибрано (зомби)
+    while any(processes_of(uid) for uid in uids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = {pid: describe(pid) for uid in uids for pid in processes_of(uid)}
+    assert not left, f"после make class-stop у учеников остались процессы: {left}"
+    again = hub_cli("stop", "--state", str(state))
+    assert again.returncode == 0 and "уже был остановлен" in again.stdout, again.stdout
+    assert "не запущен" in hub_cli("status", "--state", str(state)).stdout

@@ -1,0 +1,118 @@
+"""Предел памяти ученика: его сервер и все ядра — в своей cgroup памяти; взявшее больше ядро Linux останавливает.
+
+Обычный LocalProcessSpawner JupyterHub памяти не ограничивает (mem_limit он только передаёт серверу).
+Здесь — малый наследник: перед запуском сервера хаб (он root) делает папку ученика в контроллере памяти
+и пишет предел, а только что рождённый процесс сервера, ещё до смены пользователя, входит в неё;
+ядра, которые сервер запускает потом, наследуют её сами. Берётся cgroup v1 (`/sys/fs/cgroup/memory`),
+а если её нет — cgroup v2 с контроллером memory. Нет ни того, ни другого (контейнер без прав) —
+в журнал хаба пишется предупреждение, и ученики работают без предела.
+"""
+
+import os
+import pathlib
+
+from jupyterhub.spawner import LocalProcessSpawner
+
+GROUP = "attention-class"           # папка класса внутри контроллера памяти
+
+
+def controller():
+    """(версия, папка класса) первого контроллера памяти, в котором root может делать папки, или (None, причина)."""
+    v1 = pathlib.Path("/sys/fs/cgroup/memory")
+    if (v1 / "memory.limit_in_bytes").exists():
+        try:
+            (v1 / GROUP).mkdir(exist_ok=True)
+            return 1, v1 / GROUP
+        except OSError as error:
+            reason = f"cgroup v1 памяти есть, но папку не сделать ({error.strerror})"
+    else:
+        reason = "контроллера памяти cgroup v1 нет"
+    for v2 in (pathlib.Path("/sys/fs/cgroup"), pathlib.Path("/sys/fs/cgroup/unified")):
+        controllers = v2 / "cgroup.controllers"
+        if controllers.exists() and "memory" in controllers.read_text().split():
+            try:
+                (v2 / "cgroup.subtree_control").write_text("+memory")
+                (v2 / GROUP).mkdir(exist_ok=True)
+                (v2 / GROUP / "cgroup.subtree_control").write_text("+memory")
+                return 2, v2 / GROUP
+            except OSError as error:
+                reason += f"; cgroup v2 с memory есть, но включить её нельзя ({error.strerror})"
+    return None, reason + "; в cgroup v2 контроллера memory нет"
+
+
+def limit_group(name, limit_bytes):
+    """Папка cgroup ученика name с пределом limit_bytes; -> (папка или None, текст для журнала)."""
+    version, where = controller()
+    if version is None:
+        return None, f"память ученика {name} НЕ ограничена: {where}. Нужен root и записываемый /sys/fs/cgroup"
+    group = where / name
+    group.mkdir(exist_ok=True)
+    if version == 1:
+        files = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]   # memsw: и в swap не уйти
+        try:
+            for file in files:
+                if (group / file).exists():
+                    (group / file).write_text(str(limit_bytes))
+        except OSError:                                                # предел понижают в обратном порядке
+            for file in reversed(files):
+                if (group / file).exists():
+                    (group / file).write_text(str(limit_bytes))
+    else:
+        (group / "memory.max").write_text(str(limit_bytes))
+        if (group / "memory.swap.max").exists():
+            (group / "memory.swap.max").write_text("0")
+    return group, f"память ученика {name}: не больше {limit_bytes // 2**20} МБ (cgroup v{version}, {group})"
+
+
+def members(group):
+    """PID процессов в папке cgroup."""
+    try:
+        return [int(pid) for pid in (pathlib.Path(group) / "cgroup.procs").read_text().split()]
+    except OSError:
+        return []
+
+
+def remove_group(group):
+    """Убрать пустую папку cgroup (с процессами внутри ядро Linux её не отдаст — тогда остаётся)."""
+    try:
+        pathlib.Path(group).rmdir()
+        return True
+    except OSError:
+        return False
+
+
+class MemoryLimitedSpawner(LocalProcessSpawner):
+    """LocalProcessSpawner, который держит сервер ученика и его ядра в пределе Spawner.mem_limit."""
+
+    _group = None
+
+    def make_preexec_fn(self, name):
+        become_user = super().make_preexec_fn(name)
+        procs = None if self._group is None else str(self._group / "cgroup.procs")
+
+        def preexec():
+            if procs:                    # ещё root: войти в cgroup, потом стать учеником
+                fd = os.open(procs, os.O_WRONLY)
+                try:
+                    os.write(fd, str(os.getpid()).encode())
+                finally:
+                    os.close(fd)
+            become_user()
+        return preexec
+
+    async def start(self):
+        self._group = None
+        if self.mem_limit:
+            self._group, message = limit_group(self.user.name, int(self.mem_limit))
+            (self.log.info if self._group else self.log.warning)(message)
+        result = await super().start()
+        if self._group is not None and self.pid not in members(self._group):
+            self.log.warning("сервер ученика %s (pid %s) не попал в %s: память не ограничена",
+                             self.user.name, self.pid, self._group)
+        return result
+
+    async def stop(self, now=False):
+        await super().stop(now=now)
+        version, where = controller()
+        if version is not None:
+            remove_group(where / self.user.name)
