@@ -147,9 +147,10 @@ def test_make_lab_installs_no_test_tools_and_make_test_adds_them(tmp_path):
         assert "pip install" not in _make(venv, "-n", target, "LESSON=03"), f"make {target} после make setup снова ставит пакеты"
 
     _make(venv, "setup-test")                      # цель установки make test
-    assert _installs(log) == [set(), {"test"}], "make test доставляет только extra test, курс уже стоит"
+    assert _installs(log) == [set(), {"test", "class"}], "make test доставляет только extra test и class, курс уже стоит"
     assert TEST_TOOLS <= _packages({"test"}) - learner
-    for target in ("test", "lab", "notebooks"):
+    assert not learner & _packages({"class"}), "ученику ставятся инструменты класса (JupyterHub, nbgrader)"
+    for target in ("test", "lab", "notebooks", "class"):
         assert "pip install" not in _make(venv, "-n", target), f"make {target} после make test снова ставит пакеты"
 
     first_test, _ = _recording_venv(tmp_path / "first-make-test")     # новичок начал с make test
