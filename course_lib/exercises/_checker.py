@@ -104,15 +104,17 @@ def call(candidate, *args, parts=None, raw=False):
     или списка массив не собрать — кортеж ndarray. parts — имена значений, если функция должна вернуть
     несколько: тогда годится и кортеж, и список такой длины, а результат — кортеж ndarray. raw=True — ответ
     как есть (его разберёт сама проверка)."""
+    given = tuple(_fresh(arg) for arg in args)      # ученик получает копии: входы проверки он не испортит
     try:
         with np.errstate(all="ignore"):
-            out = candidate(*args)
+            out = candidate(*given)
     except NotImplementedError:
         raise _NotSolved from None
     except Exception as error:                      # noqa: BLE001 — любую ошибку ученика объясняем словами
         raise Crashed(error, _inputs(candidate, args)) from None
     if out is None:
         raise Wrong("функция ничего не вернула: не забыли `return`?")
+    _expect_untouched(candidate, args, given)
     if raw:
         return out
     if parts is not None:
@@ -125,6 +127,50 @@ def call(candidate, *args, parts=None, raw=False):
     return _as_array(out, "результат")
 
 
+def _fresh(arg):
+    """Копия входа для ученика: массивы и списки копируем (наблюдатели проверки — подклассы — отдаём как есть)."""
+    if type(arg) is np.ndarray:
+        return arg.copy()
+    if type(arg) is list:
+        return list(arg)
+    return arg
+
+
+def _same(before, after):
+    if isinstance(before, np.ndarray):
+        after = np.asarray(after)
+        if before.shape != after.shape or before.dtype != after.dtype:
+            return False
+        return bool(np.array_equal(before, after, equal_nan=before.dtype.kind in "fc"))
+    return before == after
+
+
+IN_PLACE = ("функция изменила свой вход {name} на месте ({how}): ответ, может, и верный, но у того, кто её вызвал, "
+            "{name} теперь испорчен — а модель и урок пользуются им и дальше. {advice}")
+ARRAY_ADVICE = ("Не пишите во вход: `x = x / t` вместо `x /= t`, `x = np.where(условие, значение, x)` вместо "
+                "`x[условие] = значение` (или сначала `x = x.copy()`)")
+LIST_ADVICE = "Не меняйте список-вход (remove, pop, sort, append): соберите новый или сначала сделайте копию, list(x)"
+
+
+def _expect_untouched(candidate, args, given):
+    """Ученик не должен менять свои входы: `logits /= t` или `scores[маска] = -np.inf` портят массив вызывающего."""
+    for name, before, after in zip(_names(candidate, len(args)), args, given):
+        if isinstance(before, np.ndarray) and not _same(np.asarray(before), after):
+            before, after = np.asarray(before), np.asarray(after)
+            if after.shape != before.shape or after.dtype != before.dtype:
+                how = f"был формы {before.shape} ({before.dtype}), стал {after.shape} ({after.dtype})"
+            else:
+                changed = before != after
+                if before.dtype.kind == "f":
+                    changed &= ~(np.isnan(before) & np.isnan(after))
+                how = f"поменялось чисел: {int(changed.sum())} из {before.size}"
+            raise Wrong(IN_PLACE.format(name=name, how=how, advice=ARRAY_ADVICE))
+        if type(before) is list and not _same(before, after):
+            how = (f"было {len(before)} элементов, стало {len(after)}" if len(after) != len(before)
+                   else "поменялся порядок или сами элементы")
+            raise Wrong(IN_PLACE.format(name=name, how=how, advice=LIST_ADVICE))
+
+
 def _parts(out, names):
     together = ", ".join(names)
     if isinstance(out, np.ndarray) and out.ndim > 1 and len(out) == len(names):   # np.stack([a, b]) распакуется так же
@@ -135,15 +181,21 @@ def _parts(out, names):
     return tuple(_as_array(o, name) for o, name in zip(out, names))
 
 
-def _inputs(candidate, args):
-    """«scores (2, 3), k = 3»: что получила функция — по именам её аргументов."""
+def _names(candidate, count):
+    """Имена первых `count` аргументов функции ученика («аргумент 2», если имён не узнать)."""
     try:
-        names = list(inspect.signature(candidate).parameters)
+        params = inspect.signature(candidate).parameters.values()
+        names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
         names = []
-    if len(names) < len(args) or any(n.startswith("*") for n in names):
-        names = [f"аргумент {i + 1}" for i in range(len(args))]
-    return ", ".join(f"{name} {describe(arg)}" for name, arg in zip(names, args))
+    if len(names) < count:
+        names = [f"аргумент {i + 1}" for i in range(count)]
+    return names[:count]
+
+
+def _inputs(candidate, args):
+    """«scores (2, 3), k = 3»: что получила функция — по именам её аргументов."""
+    return ", ".join(f"{name} {describe(arg)}" for name, arg in zip(_names(candidate, len(args)), args))
 
 
 def expect_numbers(out, what="результат", shape=None):
