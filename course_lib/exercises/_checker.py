@@ -142,7 +142,10 @@ def _same(before, after):
         if before.shape != after.shape or before.dtype != after.dtype:
             return False
         return bool(np.array_equal(before, after, equal_nan=before.dtype.kind in "fc"))
-    return before == after
+    try:
+        return bool(before == after)
+    except (ValueError, TypeError):                 # в списке массивы: сравниваем поштучно
+        return len(before) == len(after) and all(a is b for a, b in zip(before, after))
 
 
 IN_PLACE = ("функция изменила свой вход {name} на месте ({how}): ответ, может, и верный, но у того, кто её вызвал, "
