@@ -104,7 +104,9 @@ def call(candidate, *args, parts=None, raw=False):
     или списка массив не собрать — кортеж ndarray. parts — имена значений, если функция должна вернуть
     несколько: тогда годится и кортеж, и список такой длины, а результат — кортеж ndarray. raw=True — ответ
     как есть (его разберёт сама проверка)."""
-    given = tuple(_fresh(arg) for arg in args)      # ученик получает копии: входы проверки он не испортит
+    kept = tuple(_fresh(arg) for arg in args)       # какими входы были — сравним после вызова
+    # ученик получает копии (входы проверки он не испортит); наблюдателей проверки (подклассы) — как есть
+    given = tuple(_fresh(arg) if type(arg) in (np.ndarray, list) else arg for arg in args)
     try:
         with np.errstate(all="ignore"):
             out = candidate(*given)
@@ -114,7 +116,7 @@ def call(candidate, *args, parts=None, raw=False):
         raise Crashed(error, _inputs(candidate, args)) from None
     if out is None:
         raise Wrong("функция ничего не вернула: не забыли `return`?")
-    _expect_untouched(candidate, args, given)
+    _expect_untouched(candidate, kept, given)
     if raw:
         return out
     if parts is not None:
@@ -128,9 +130,9 @@ def call(candidate, *args, parts=None, raw=False):
 
 
 def _fresh(arg):
-    """Копия входа для ученика: массивы и списки копируем (наблюдатели проверки — подклассы — отдаём как есть)."""
-    if type(arg) is np.ndarray:
-        return arg.copy()
+    """Копия входа (массив — ndarray, список — список), остальное как есть."""
+    if isinstance(arg, np.ndarray):
+        return np.array(arg, copy=True)
     if type(arg) is list:
         return list(arg)
     return arg
