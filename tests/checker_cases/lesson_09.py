@@ -181,6 +181,9 @@ CASES = [
     (check_previous_token_head, lambda w: (best(previous_score(w)), previous_score(w).max()), "несколько значений",
      "pair-and-score"),
     # ---- голова предыдущего токена: верные
+    (check_previous_token_head, lambda w: best(w[..., -1, -2]), "только последняя строка", "last-row-only"),
+    (check_previous_token_head, lambda w: best(w[..., np.arange(1, w.shape[-1]), np.arange(w.shape[-1] - 1)].sum(-1)),
+     None, "sum-over-rows"),
     (check_previous_token_head, lambda w: best(previous_score(w)), None, "argmax-unravel"),
     (check_previous_token_head, previous_loops, None, "loops"),
     (check_previous_token_head, previous_diagonal, None, "np-diagonal"),
