@@ -19,6 +19,7 @@ from course_lib.widgets.base import Painter, View, clamp
 DEFAULT_WORDS = ["банк", "банка", "деньги", "река", "варенье", "кот", "коврик"]
 K = 8                       # сколько соседей показывать сначала
 K_MAX = 15                  # больше столбиков на картинке не помещается
+MIN_ROWS = 5                # меньше строк на оси столбиков не бывает: один сосед — не столбик во всю высоту
 
 
 @dataclass
@@ -99,7 +100,9 @@ class NeighboursPainter(Painter):
     """Сверху — косинусы k соседей, снизу — вектор слова полоской.
 
     Раскладка одна на весь виджет (K_MAX столбиков, общая шкала цвета), поэтому смена слова,
-    предложения или k только меняет данные у готовых артистов — фигура не перестраивается.
+    предложения или k только меняет данные у готовых артистов — фигура не перестраивается. Ось столбиков
+    показывает столько строк, сколько соседей (но не меньше MIN_ROWS — иначе столбик толще подписи): при k = 8
+    из 15 мест половина оси пустовала бы.
     """
 
     def layout_key(self, view):
@@ -129,6 +132,7 @@ class NeighboursPainter(Painter):
 
     def refresh(self, view):
         shown = view.neighbours[:K_MAX]
+        self.bars[0].axes.set_ylim(max(len(shown), MIN_ROWS) - 0.5, -0.5)     # на оси — только строки соседей
         for i, (bar, label) in enumerate(zip(self.bars, self.labels)):
             word, cosine = shown[i] if i < len(shown) else ("", 0.0)
             bar.set_width(max(cosine, 0.0))               # ось от 0: далёкие (cos < 0) — без столбика
