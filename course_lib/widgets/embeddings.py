@@ -14,7 +14,7 @@ from course_lib import vis
 from course_lib.props.embeddings import load_corpus, load_sections, tokenize, train_static_embeddings
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View, clamp
+from course_lib.widgets.base import Painter, View, clamp, whole
 
 DEFAULT_WORDS = ["банк", "банка", "деньги", "река", "варенье", "кот", "коврик"]
 K = 8                       # сколько соседей показывать сначала
@@ -56,7 +56,7 @@ def neighbours_view(emb, word, context, k=K, topic=""):
         except (ValueError, TypeError) as error:
             notes.append(f"{error} Показываю «{fallback}».")
         word = fallback
-    k = clamp(int(k), 1, len(emb) - 1, "соседей", notes)
+    k = clamp(whole(k, "соседей", notes, K), 1, len(emb) - 1, "соседей", notes)
     if k > K_MAX:
         notes.append(f"На картинке помещается {K_MAX} столбиков: рисую первых {K_MAX} соседей из {k}.")
     tokens = tokenize(context) if isinstance(context, str) else []
@@ -78,7 +78,7 @@ def explorer_view(emb, sections, word, context, k=K):
     options, notes = contexts_for(word, sections), []
     if not options:
         return neighbours_view(emb, word, "", k)
-    index = clamp(int(context), 0, len(options) - 1, "предложение", notes)
+    index = clamp(whole(context, "предложение", notes, 0), 0, len(options) - 1, "предложение", notes)
     topic, sentence = options[index]
     view = neighbours_view(emb, word, sentence, k, topic)
     view.message = " ".join(notes + [view.message]).strip()
