@@ -39,6 +39,8 @@ MISTAKES = [  # сначала сдвиги: они видны только на
      "вы вычли максимум столбца (axis=0), а нужен максимум строки: scores.max(axis=-1, keepdims=True)"),
     (naive_softmax, "exp(1000) переполняет float: вычтите из оценок их максимум — softmax от этого не меняется"),
     (np.exp, "это exp(scores), но веса ещё не нормированы: поделите на сумму, чтобы вышло 1"),
+    (lambda x: np.exp(x - x.max(axis=-1, keepdims=True)), "это exp(scores − max), но веса ещё не нормированы: "
+                                                          "поделите на сумму по строке, чтобы вышло 1"),
     (lambda x: np.log(stable_softmax(x)), "это логарифм весов (log-softmax): нужны сами веса — уберите log"),
     (lambda x: naive_softmax(x, axis=0), COLUMNS),
     (lambda x: stable_softmax(x, axis=0), COLUMNS),
