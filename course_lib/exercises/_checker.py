@@ -6,7 +6,8 @@
 `raise NotImplementedError`) не бросает исключение дальше: урок выполняется целиком.
 Если функция ученика упала, `call` бросает `Crashed` — подсказку со входами и переводом
 ошибки NumPy или Python на русский (`_errors.explain`); проверка может уточнить её по `crash.kind`
-(`crash.retold`). Ответ сравнивают с эталоном с допуском `tolerance` — по точности float32 и величине
+(`crash.retold`). Функция получает копии входов, и если она изменила свой вход на месте, это и есть
+подсказка (`_untouched.py`). Ответ сравнивают с эталоном с допуском `tolerance` — по точности float32 и величине
 чисел в вычислении, а типичную ошибку узнают одним способом — `recognize`: пересчитывают, что вышло бы
 у ошибившегося, и называют ошибку, если ответ с этим совпал.
 """
@@ -19,6 +20,7 @@ import numpy as np
 
 from course_lib.autograd.tensor import Tensor
 from course_lib.exercises._errors import describe, explain
+from course_lib.exercises._untouched import changed_input, fresh
 
 
 class Wrong(Exception):
@@ -104,9 +106,9 @@ def call(candidate, *args, parts=None, raw=False):
     или списка массив не собрать — кортеж ndarray. parts — имена значений, если функция должна вернуть
     несколько: тогда годится и кортеж, и список такой длины, а результат — кортеж ndarray. raw=True — ответ
     как есть (его разберёт сама проверка)."""
-    kept = tuple(_fresh(arg) for arg in args)       # какими входы были — сравним после вызова
+    kept = tuple(fresh(arg) for arg in args)        # какими входы были — сравним после вызова
     # ученик получает копии (входы проверки он не испортит); наблюдателей проверки (подклассы) — как есть
-    given = tuple(_fresh(arg) if type(arg) in (np.ndarray, list) else arg for arg in args)
+    given = tuple(fresh(arg) if type(arg) in (np.ndarray, list) else arg for arg in args)
     try:
         with np.errstate(all="ignore"):
             out = candidate(*given)
@@ -116,7 +118,9 @@ def call(candidate, *args, parts=None, raw=False):
         raise Crashed(error, _inputs(candidate, args)) from None
     if out is None:
         raise Wrong("функция ничего не вернула: не забыли `return`?")
-    _expect_untouched(candidate, kept, given)
+    edited = changed_input(_names(candidate, len(args)), kept, given)
+    if edited:
+        raise Wrong(edited)
     if raw:
         return out
     if parts is not None:
@@ -127,53 +131,6 @@ def call(candidate, *args, parts=None, raw=False):
         except (ValueError, TypeError):             # разной формы: так возвращают несколько значений
             return tuple(_as_array(o, f"значение {i + 1} из {len(out)}") for i, o in enumerate(out))
     return _as_array(out, "результат")
-
-
-def _fresh(arg):
-    """Копия входа (массив — ndarray, список — список), остальное как есть."""
-    if isinstance(arg, np.ndarray):
-        return np.array(arg, copy=True)
-    if type(arg) is list:
-        return list(arg)
-    return arg
-
-
-def _same(before, after):
-    if isinstance(before, np.ndarray):
-        after = np.asarray(after)
-        if before.shape != after.shape or before.dtype != after.dtype:
-            return False
-        return bool(np.array_equal(before, after, equal_nan=before.dtype.kind in "fc"))
-    try:
-        return bool(before == after)
-    except (ValueError, TypeError):                 # в списке массивы: сравниваем поштучно
-        return len(before) == len(after) and all(a is b for a, b in zip(before, after))
-
-
-IN_PLACE = ("функция изменила свой вход {name} на месте ({how}): ответ, может, и верный, но у того, кто её вызвал, "
-            "{name} теперь испорчен — а модель и урок пользуются им и дальше. {advice}")
-ARRAY_ADVICE = ("Не пишите во вход: `x = x / t` вместо `x /= t`, `x = np.where(условие, значение, x)` вместо "
-                "`x[условие] = значение` (или сначала `x = x.copy()`)")
-LIST_ADVICE = "Не меняйте список-вход (remove, pop, sort, append): соберите новый или сначала сделайте копию, list(x)"
-
-
-def _expect_untouched(candidate, args, given):
-    """Ученик не должен менять свои входы: `logits /= t` или `scores[маска] = -np.inf` портят массив вызывающего."""
-    for name, before, after in zip(_names(candidate, len(args)), args, given):
-        if isinstance(before, np.ndarray) and not _same(np.asarray(before), after):
-            before, after = np.asarray(before), np.asarray(after)
-            if after.shape != before.shape or after.dtype != before.dtype:
-                how = f"был формы {before.shape} ({before.dtype}), стал {after.shape} ({after.dtype})"
-            else:
-                changed = before != after
-                if before.dtype.kind == "f":
-                    changed &= ~(np.isnan(before) & np.isnan(after))
-                how = f"поменялось чисел: {int(changed.sum())} из {before.size}"
-            raise Wrong(IN_PLACE.format(name=name, how=how, advice=ARRAY_ADVICE))
-        if type(before) is list and not _same(before, after):
-            how = (f"было {len(before)} элементов, стало {len(after)}" if len(after) != len(before)
-                   else "поменялся порядок или сами элементы")
-            raise Wrong(IN_PLACE.format(name=name, how=how, advice=LIST_ADVICE))
 
 
 def _parts(out, names):
