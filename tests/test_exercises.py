@@ -17,6 +17,7 @@ tests/checker_cases/lesson_09.py со списком
 """
 
 import importlib
+import re
 import pkgutil
 from collections import Counter
 
@@ -53,6 +54,17 @@ def test_checker_table(check, candidate, fragment, capsys):
     assert not any(raw in result.message for raw in RAW_NUMPY), result.message
     assert UNREADABLE.split("(")[0] not in result.message, result.message
     assert_russian(result.message)
+    assert_where_not_repeated(result.message)
+
+
+def assert_where_not_repeated(message):
+    """Подсказка не повторяет то, что уже сказано в «где» перед ней («на больших оценках: на больших оценках …»):
+    ни одна тройка слов подряд из текста до первого «: » не встречается после него."""
+    where, _, hint = message.removeprefix("❌ ").partition(": ")
+    triples = lambda text: {tuple(w[i:i + 3]) for w in [re.findall(r"[а-яё]+", text.lower())]
+                            for i in range(len(w) - 2)}
+    repeated = triples(where) & triples(hint)
+    assert not repeated, f"подсказка повторяет своё «где» ({sorted(' '.join(t) for t in repeated)}): {message}"
 
 
 # Ответы, которых проверка не ждёт: у каждой проверки на любой из них — русский вердикт ❌.

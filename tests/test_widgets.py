@@ -239,3 +239,17 @@ def test_moving_the_query_redraws_only_the_bars():
     live.render(W.causal_view(6, True, 2))
     assert_changes_only_inside(before, live.frame, where | pixels_of(live.fig, [painter.bars[0].axes, painter.bar_title]))
     assert painter.bar_title.get_text() == "куда смотрит «starts»"
+
+
+@pytest.mark.parametrize("tau", [1e-308, 5e-324, 1e-320])
+def test_temperature_too_small_for_float_is_raised_with_a_note_not_an_error(tau):
+    view = W.temperature_view(tau)                  # оценки / 1e-308 переполнили бы float
+    assert np.isfinite(view.weights).all() and np.allclose(view.weights.sum(axis=-1), 1)
+    assert view.temperature > tau and "температура" in view.message
+    assert W.temperature_view(1e-300).message == ""  # а такая ещё помещается: показана как есть
+
+
+@pytest.mark.parametrize("tau", [None, "тепло", [1.0]])
+def test_temperature_of_a_wrong_type_is_explained(tau):
+    view = W.temperature_view(tau)
+    assert view.temperature == 1.0 and "число больше 0" in view.message

@@ -5,8 +5,8 @@ import pytest
 
 from course_lib.props.embeddings import load_corpus, load_sections, train_static_embeddings
 from course_lib.widgets._live import LiveFigure, new_figure
-from course_lib.widgets.embeddings import (DEFAULT_WORDS, K_MAX, NeighboursPainter, contexts_for, embeddings_explorer,
-                                           explorer_view, neighbours_view)
+from course_lib.widgets.embeddings import (DEFAULT_WORDS, K_MAX, MIN_ROWS, NeighboursPainter, contexts_for,
+                                           embeddings_explorer, explorer_view, neighbours_view)
 from widget_asserts import assert_shows
 
 
@@ -106,3 +106,26 @@ def test_mole_explorer_works_on_the_english_corpus():
     assert {topic for topic, _ in contexts_for("mole", explorer.sections)} == {"animal", "chemistry", "medicine"}
     assert explorer.controls["context"].max == 8
     assert explorer.state.word == "mole" and explorer.state.drift == 0.0
+
+
+@pytest.mark.parametrize("k", [1, 3, 8, K_MAX, K_MAX + 5])
+def test_neighbour_bars_fill_the_axis_whatever_k(emb, k):
+    """Столбиков столько, сколько соседей (до K_MAX): ни одной пустой строки на оси."""
+    view = neighbours_view(emb, "банк", "", k)
+    live = LiveFigure(NeighboursPainter(), new_figure(7.5, 5.4))
+    live.render(view)
+    rows = max(min(k, K_MAX), MIN_ROWS)
+    axis = live.painter.bars[0].axes
+    assert axis.get_ylim() == (rows - 0.5, -0.5)
+    shown = [label for label in live.painter.labels if label.get_text()]
+    assert len(shown) == min(k, K_MAX) and all(label.get_position()[1] < rows - 0.5 for label in shown)
+    assert [t.get_text() for t in shown] == [f"{w} {c:.2f}" for w, c in view.neighbours[:K_MAX]]
+
+
+def test_changing_k_gives_the_frame_a_new_figure_would(emb):
+    """Ось столбиков меняет высоту в refresh: кадр после сдвига k тот же, что у новой фигуры."""
+    live = LiveFigure(NeighboursPainter(), new_figure(7.5, 5.4))
+    for k in (15, 3, 8, 1):
+        view = neighbours_view(emb, "банк", "", k)
+        fresh = LiveFigure(NeighboursPainter(), new_figure(7.5, 5.4)).render(view)
+        assert np.array_equal(live.render(view), fresh), k

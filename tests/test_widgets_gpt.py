@@ -2,6 +2,8 @@
 говорят, что сделали с «плохими» положениями ползунков. (Те же виджеты на чекпойнте урока — в
 tests/test_widgets_ranges.py через benchmarks/widgets.py и в tests/test_gpt_lesson.py.)"""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -9,8 +11,8 @@ import course_lib as nt
 from course_lib.props.gpt_training import train_gpt
 from course_lib.props.tokenizer import CharTokenizer
 from course_lib.widgets._live import LiveFigure, new_figure
-from course_lib.widgets.gpt import (GPTHeadPainter, SamplesPainter, SamplingPainter, gpt_heads_view, samples_view,
-                                    sampling_view)
+from course_lib.widgets.gpt import (GPTHeadPainter, SamplesPainter, SamplingPainter, gpt_heads_view, samples_explorer,
+                                    samples_view, sampling_view, shown_char)
 
 TEXT = "кот сел на тёплый коврик. банк выдал кредит. " * 20
 TOKENIZER = CharTokenizer.from_text(TEXT)
@@ -72,3 +74,33 @@ def test_samples_view_picks_the_last_snapshot_and_says_so(run):
     assert samples_view(run, 4).message == "" and samples_view(run, 4).sample == run.snapshots[2].sample
     beyond = samples_view(run, 7)
     assert beyond.step == 6 and "шаг" in beyond.message
+
+
+@pytest.fixture(scope="module")
+def late_run():
+    """Прогон, у которого первый снимок — после шага 2, а не 0."""
+    return train_gpt(TEXT, 4, seed=0, T=8, d_model=8, num_heads=2, num_layers=1, eval_every=2,
+                     snapshot_steps=(2, 4), sample_len=10, phrases=("кот",), prompt="кот",
+                     progress=lambda *args: None)
+
+
+def test_samples_view_before_the_first_snapshot_shows_the_first_and_says_so(late_run):
+    view = samples_view(late_run, 0)
+    assert view.step == 2 and view.sample == late_run.snapshots[0].sample      # а не последний снимок (шаг 4)
+    assert "шаг 2" in view.message
+    slider = samples_explorer(late_run).controls["step"]
+    assert slider.min == 2 and slider.max == 4                               # ползунок — от первого снимка
+
+
+def test_samples_explorer_without_snapshots_says_so_in_russian(late_run):
+    empty = dataclasses.replace(late_run, snapshots=[])
+    with pytest.raises(ValueError, match="нет снимков"):
+        samples_explorer(empty)
+
+
+def test_a_phrase_longer_than_the_window_is_cut_with_a_note(model):
+    phrase = "кот сел на тёплый коврик"                                      # 24 символа, окно модели — 16
+    view = gpt_heads_view(model, TOKENIZER, phrase)
+    assert view.tokens == [shown_char(c) for c in phrase[-model.max_len:]]
+    assert str(model.max_len) in view.message and "последние" in view.message
+    assert gpt_heads_view(model, TOKENIZER, phrase[:model.max_len]).message == ""

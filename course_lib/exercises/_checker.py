@@ -7,7 +7,8 @@
 записывается в work/ ученика, откуда его собирает учитель (`_record.py`).
 Если функция ученика упала, `call` бросает `Crashed` — подсказку со входами и переводом
 ошибки NumPy или Python на русский (`_errors.explain`); проверка может уточнить её по `crash.kind`
-(`crash.retold`). Ответ сравнивают с эталоном с допуском `tolerance` — по точности float32 и величине
+(`crash.retold`). Функция получает копии входов, и если она изменила свой вход на месте, это и есть
+подсказка (`_untouched.py`). Ответ сравнивают с эталоном с допуском `tolerance` — по точности float32 и величине
 чисел в вычислении, а типичную ошибку узнают одним способом — `recognize`: пересчитывают, что вышло бы
 у ошибившегося, и называют ошибку, если ответ с этим совпал.
 """
@@ -21,6 +22,7 @@ import numpy as np
 from course_lib.autograd.tensor import Tensor
 from course_lib.exercises._errors import describe, explain
 from course_lib.exercises._record import record
+from course_lib.exercises._untouched import changed_input, fresh
 
 
 class Wrong(Exception):
@@ -109,15 +111,21 @@ def call(candidate, *args, parts=None, raw=False):
     или списка массив не собрать — кортеж ndarray. parts — имена значений, если функция должна вернуть
     несколько: тогда годится и кортеж, и список такой длины, а результат — кортеж ndarray. raw=True — ответ
     как есть (его разберёт сама проверка)."""
+    kept = tuple(fresh(arg) for arg in args)        # какими входы были — сравним после вызова
+    # ученик получает копии (входы проверки он не испортит); наблюдателей проверки (подклассы) — как есть
+    given = tuple(fresh(arg) if type(arg) in (np.ndarray, list) else arg for arg in args)
     try:
         with np.errstate(all="ignore"):
-            out = candidate(*args)
+            out = candidate(*given)
     except NotImplementedError:
         raise _NotSolved from None
     except Exception as error:                      # noqa: BLE001 — любую ошибку ученика объясняем словами
         raise Crashed(error, _inputs(candidate, args)) from None
     if out is None:
         raise Wrong("функция ничего не вернула: не забыли `return`?")
+    edited = changed_input(_names(candidate, len(args)), kept, given)
+    if edited:
+        raise Wrong(edited)
     if raw:
         return out
     if parts is not None:
@@ -140,15 +148,21 @@ def _parts(out, names):
     return tuple(_as_array(o, name) for o, name in zip(out, names))
 
 
-def _inputs(candidate, args):
-    """«scores (2, 3), k = 3»: что получила функция — по именам её аргументов."""
+def _names(candidate, count):
+    """Имена первых `count` аргументов функции ученика («аргумент 2», если имён не узнать)."""
     try:
-        names = list(inspect.signature(candidate).parameters)
+        params = inspect.signature(candidate).parameters.values()
+        names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
         names = []
-    if len(names) < len(args) or any(n.startswith("*") for n in names):
-        names = [f"аргумент {i + 1}" for i in range(len(args))]
-    return ", ".join(f"{name} {describe(arg)}" for name, arg in zip(names, args))
+    if len(names) < count:
+        names = [f"аргумент {i + 1}" for i in range(count)]
+    return names[:count]
+
+
+def _inputs(candidate, args):
+    """«scores (2, 3), k = 3»: что получила функция — по именам её аргументов."""
+    return ", ".join(f"{name} {describe(arg)}" for name, arg in zip(_names(candidate, len(args)), args))
 
 
 def expect_numbers(out, what="результат", shape=None):

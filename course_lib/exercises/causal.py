@@ -18,6 +18,20 @@ SELF_HIDDEN = ("на диагонали нули: токену запрещен�
                "выше диагонали; диагональ остаётся открытой: np.tril(np.ones((T, T))) с k=0 или nt.causal_mask(T)")
 
 
+ZERO_SCORES = ("оценки, равные нулю, спрятаны вместе с будущим: маску узнали по значению (scores * tril, потом "
+               "0 -> -inf), а ноль бывает и настоящей оценкой — у нулевых оценок токен делит вес поровну между собой "
+               "и прошлым. Прячьте по положению, а не по значению: np.where(nt.causal_mask(T), scores, -np.inf)")
+NOT_NORMALIZED = ("exp посчитан, но строки не поделены на сумму: веса каждого запроса должны давать в сумме 1 — "
+                  "e / e.sum(axis=-1, keepdims=True)")
+KEEPDIMS = ("сумма по строкам взята без keepdims=True: e.sum(axis=-1) теряет ось, и NumPy растягивает её по другой "
+            "оси — клетка (i, j) поделена на сумму строки j, а не i. Нужно e.sum(axis=-1, keepdims=True)")
+
+
+def lost_axis(e):
+    """Сумма по строкам без keepdims: (..., T, T) / (..., T) делит столбец j на сумму строки j."""
+    return e / e.sum(axis=-1)
+
+
 def _causal_mistakes(scores):
     """Ошибки ученика: как вышли бы веса, и что ему сказать. Каждую считаем с двумя softmax: nt.softmax и «свой»."""
     T = scores.shape[-1]
@@ -30,6 +44,7 @@ def _causal_mistakes(scores):
                                       "«Можно смотреть» — это np.tril, будущее — клетки выше диагонали"),
         (allowed, 0.0, "оценки будущего заменены нулём, а exp(0) = 1 — будущее всё равно получает вес. Нужно -np.inf"),
     ]
+    masked = np.where(allowed, scores, -np.inf)
     mistakes = [(lambda: np.full(scores.shape, np.nan), "всё вышло nan, даже там, где маски нет: −inf · 0 = nan. "
                                                         "Маску-слагаемое стройте через np.where(можно, 0.0, -np.inf)")]
     for mask, fill, hint in masks:
@@ -41,12 +56,19 @@ def _causal_mistakes(scores):
         (lambda: softmax(scores) * allowed, "маска применена после softmax: будущее обнулено, но строки больше "
                                             "не дают в сумме 1. Сначала -np.inf в оценках, потом softmax"),
         (lambda: softmax(scores) * allowed / (softmax(scores) * allowed).sum(axis=-1, keepdims=True),
-         "будущее обнулено после softmax и строки нормированы заново: на больших оценках будущее забирает весь вес, "
-         "прошлому остаются нули, и выходит 0/0. Прячьте будущее до softmax: -np.inf в оценках"),
+         "будущее обнулено после softmax и строки нормированы заново: если оценка будущего намного больше прошлых, "
+         "весь вес уходит ей, прошлому остаются нули, и выходит 0/0. Прячьте будущее до softmax: -np.inf в оценках"),
         (lambda: softmax(np.where(allowed, scores, -np.inf), axis=-2), "в сумме 1 дают столбцы, а нужны строки: "
                                                                        "softmax по последней оси (axis=-1)"),
-        (lambda: naive_softmax(np.where(allowed, scores, -np.inf)), "на больших оценках exp переполняется: вычтите "
-                                                             "максимум строки или берите nt.softmax"),
+        (lambda: naive_softmax(np.where(allowed, scores, -np.inf)), "exp переполнился: вычтите максимум строки "
+                                                                    "или берите nt.softmax"),
+        (lambda: softmax(np.where(allowed & (scores != 0), scores, -np.inf)), ZERO_SCORES),
+        (lambda: np.where(allowed, scores, -np.inf), "вернулись оценки с -inf над диагональю, а нужны веса: "
+                                                     "осталось взять от них softmax по строкам"),
+        (lambda: np.exp(masked - masked.max(axis=-1, keepdims=True)), NOT_NORMALIZED),
+        (lambda: np.exp(masked), NOT_NORMALIZED),
+        (lambda: lost_axis(np.exp(masked - masked.max(axis=-1, keepdims=True))), KEEPDIMS),
+        (lambda: lost_axis(np.exp(masked)), KEEPDIMS),
     ]
 
 
@@ -62,6 +84,8 @@ def _causal_examples():
     yield np.random.default_rng(1).normal(size=(2, 3, 4, 4)), "для батча оценок (N, h, T, T) = (2, 3, 4, 4)"
     yield np.array([[1000.0, 2000.0, 1500.0], [3000.0, 1000.0, 0.0], [0.0, 500.0, 2500.0]]), "на больших оценках"
     yield rng.normal(scale=5, size=(6, 6)).astype(np.float32), "для оценок (6, 6) во float32"
+    yield np.zeros((4, 4)), "для нулевых оценок (4, 4)"
+    yield np.array([[0.0, 0.0, 0.0], [1.0, 0.0, -2.0], [0.0, -1.0, 0.0]]), "для оценок (3, 3) с нулями в прошлом"
 
 
 @checker

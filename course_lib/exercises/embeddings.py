@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 from course_lib.exercises._checker import (Crashed, Wrong, call, checker, expect_close, expect_numbers, expect_shape,
-                                           recognize)
+                                           matches, recognize, tolerance)
 from course_lib.exercises._errors import describe
 
 
@@ -77,6 +77,43 @@ def _one_hot_crash(crash, T, V, dim):
                  f"словаря), {why}: one_hot = np.eye(weight.shape[0])[ids]")
 
 
+class _Table(np.ndarray):
+    """Таблица weight, которая замечает, что из неё выбрали строки по номерам — weight[ids], weight[i] в цикле,
+    np.take: ответ тот же, но упражнение — получить его умножением one-hot @ weight."""
+
+    def __getitem__(self, index):
+        first = index[0] if isinstance(index, tuple) and index else index
+        if getattr(self, "watched", False) and _row_numbers(first):
+            self.looked_up = True
+        return super().__getitem__(index)
+
+    def take(self, *args, **kwargs):
+        if getattr(self, "watched", False):
+            self.looked_up = True
+        return super().take(*args, **kwargs)
+
+
+def _row_numbers(index):
+    """Номер или номера строк (а не срез, маска или многоточие)."""
+    if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+        return True
+    if isinstance(index, (list, tuple, np.ndarray)):
+        kind = np.asarray(index).dtype.kind
+        return kind in "iu" or (kind == "O" and len(index) > 0)
+    return False
+
+
+def _watched(weight):
+    table = weight.copy().view(_Table)
+    table.watched, table.looked_up = True, False
+    return table
+
+
+LOOKUP = ("ответ верный, но строки выбраны из таблицы напрямую, по номерам (weight[ids], weight[i] в цикле или "
+          "np.take) — а упражнение в том, чтобы получить их умножением: one_hot = np.eye(weight.shape[0])[ids], "
+          "потом one_hot @ weight. Так видно, что слой эмбеддингов — это матричное умножение на one-hot")
+
+
 @checker
 def check_one_hot_lookup(candidate):
     """candidate(ids, weight) -> (T, dim): one_hot(ids) (T, V) @ weight (V, dim) — то же, что weight[ids]."""
@@ -88,12 +125,15 @@ def check_one_hot_lookup(candidate):
     for ids, weight in examples:
         (V, dim), T = weight.shape, len(ids)
         where = f"для ids = {ids.tolist()} и таблицы {weight.shape}"
+        table = _watched(weight)
         try:
-            out = call(candidate, ids.copy(), weight.copy())
+            out = call(candidate, ids.copy(), table)
         except Crashed as crash:
             if crash.kind in ("matmul", "index"):
                 raise _one_hot_crash(crash, T, V, dim) from None
             raise
+        if table.looked_up and matches(out, weight[ids], tolerance(1 + np.abs(weight).max())):
+            raise Wrong(LOOKUP)
         expect_numbers(out, where, (T, dim))
         if out.shape == (T, V) and dim != V:
             raise Wrong(f"{where}: вышла форма {out.shape} — это сама матрица one-hot (T, V); "
@@ -150,28 +190,59 @@ def _nearest_mistakes(word, vocab, vectors, k):
     ]
 
 
-NEAREST_EXAMPLES = [  # (слово, k, верный ответ)
-    ("банк", 3, ["кредит", "деньги", "река"]),         # у «деньги» длинный вектор, но угол чуть больше
-    ("река", 1, ["лодка"]),
-    ("кредит", 4, ["банк", "деньги", "река", "лодка"]),  # все остальные слова, слово не первое в словаре
+# Словарь 1: «кредит» — короткий вектор почти по «банку»: по скалярному произведению его обгоняет и «река».
+VOCAB = ["банк", "деньги", "кредит", "река", "лодка"]
+VECTORS = np.array([[1.0, 1.0], [9.0, 6.0], [0.45, 0.5], [-1.0, 2.0], [-2.0, 1.0]])
+# Словарь 2: 12 слов на плоскости (угол в градусах, длины 1–3). «счёт» смотрит туда же, что «банк»: у них равные
+# косинусы с любым словом, и годится любой их порядок. Пять соседей «моста» из двенадцати np.argpartition
+# на обычном процессоре отдаёт вразнобой.
+VOCAB_12 = ["банк", "деньги", "кредит", "река", "лодка", "вклад", "берег", "вода", "процент", "мост", "рыба", "касса",
+            "счёт"]
+_ANGLES = np.radians([12, 27, 3, 123, 151, 0, 101, 137, 44, 80, 169, 58, 12])
+VECTORS_12 = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1) * (1 + np.arange(13) % 3)[:, None]
+
+NEAREST_EXAMPLES = [  # (словарь, векторы, слово, k)
+    (VOCAB, VECTORS, "банк", 3),            # у «деньги» длинный вектор, но угол чуть больше
+    (VOCAB, VECTORS, "река", 1),
+    (VOCAB, VECTORS, "кредит", 4),          # все остальные слова, слово не первое в словаре
+    (VOCAB_12, VECTORS_12, "мост", 5),
+    (VOCAB_12, VECTORS_12, "вклад", 2),     # второй сосед — «банк» или «счёт»: косинусы равны
 ]
+
+
+def _cosines(vocab, vectors, word):
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return unit @ unit[vocab.index(word)]
+
+
+def _right_neighbours(out, word, vocab, vectors, k):
+    """Верно, если это k разных слов без самого word, а их косинусы — k наибольших по убыванию (при равных
+    косинусах годится любой порядок и любое из равных слов)."""
+    if len(out) != k or word in out or len(set(out)) != k or not set(out) <= set(vocab):
+        return False
+    cosines = _cosines(vocab, vectors, word)
+    best = np.sort([c for w, c in zip(vocab, cosines) if w != word])[::-1][:k]
+    return bool(np.allclose([cosines[vocab.index(w)] for w in out], best, rtol=0, atol=1e-9))
+
+
+UNSORTED = ("слова те, но порядок не тот: {out}. Ближайший — первым, по убыванию косинуса. Если брали "
+            "np.argpartition — он только отделяет k лучших от остальных, но между собой их не сортирует: "
+            "упорядочьте эти k по косинусу или возьмите np.argsort")
 
 
 @checker
 def check_nearest(candidate):
     """candidate(word, vocab, vectors, k) -> k ближайших к word слов по косинусу, без самого word."""
-    vocab = ["банк", "деньги", "кредит", "река", "лодка"]
-    # «кредит» — короткий вектор почти по «банку»: по скалярному произведению его обгоняет и «река»
-    vectors = np.array([[1.0, 1.0], [9.0, 6.0], [0.45, 0.5], [-1.0, 2.0], [-2.0, 1.0]])
-    for word, k, right in NEAREST_EXAMPLES:
-        where = f"для «{word}» и k = {k}"
+    for vocab, vectors, word, k in NEAREST_EXAMPLES:
+        where = f"для «{word}» и k = {k}" + ("" if vocab is VOCAB else f" (словарь из {len(vocab)} слов)")
         out = _as_words(call(candidate, word, list(vocab), vectors.copy(), k), vocab)
-        if out == right:
+        if _right_neighbours(out, word, vocab, vectors, k):
             continue
+        right = _ranked(_cosines(vocab, vectors, word), word, vocab, k)
         recognize(out, right, _nearest_mistakes(word, vocab, vectors, k), f"{where}: ")
         if len(out) != k:
             raise Wrong(f"{where}: нужно ровно k = {k} слов(а), а пришло {len(out)}: {out}")
-        if sorted(out) == sorted(right):
-            raise Wrong(f"{where}: слова те, но порядок не тот: {out}. Ближайший — первым, по убыванию косинуса")
+        if word not in out and sorted(out) == sorted(right):
+            raise Wrong(f"{where}: {UNSORTED.format(out=out)}")
         raise Wrong(f"{where}: ожидались {right}, а пришло {out}")
     return "соседи найдены: косинус, по убыванию, без самого слова"

@@ -62,7 +62,8 @@ def check_prefix_matching(candidate):
 
 def _pattern(kind, T):
     """Веса одной головы (T, T) с причинной маской: «prev» — на t − 1, «bos» — на 0, «self» — 0.9 на себя
-    и 0.1 на t − 1, «half» — поровну на себя и на t − 1, «two_back» — на t − 2 (при t = 1 — на себя), иначе — поровну
+    и 0.1 на t − 1, «half» — поровну на себя и на t − 1, «two_back» — на t − 2 (при t = 1 — на себя), «mostly_prev» —
+    0.9 на t − 1, «bos_soft» — 0.95 на 0, «spike» и «last_prev» — поровну, кроме одной строки; иначе — поровну
     на все разрешённые."""
     t = np.arange(T)
     if kind == "uniform":
@@ -72,6 +73,18 @@ def _pattern(kind, T):
         on_self = 0.9 if kind == "self" else 0.5
         weights[t, t] = on_self
         weights[t[1:], t[1:] - 1] = 1 - on_self
+        weights[0, 0] = 1.0
+        return weights
+    if kind in ("spike", "last_prev"):             # поровну на разрешённые, но одна строка — на t − 1
+        weights = causal_mask(T) / np.arange(1, T + 1)[:, None]
+        row, on_previous = (3, 1.0) if kind == "spike" else (T - 1, 0.97)
+        weights[row] = 0.0
+        weights[row, row - 1], weights[row, row] = on_previous, 1 - on_previous
+        return weights
+    if kind in ("mostly_prev", "bos_soft"):        # 0.9 на t − 1 (или 0.95 на первый токен), остальное — на себя
+        key, share = (t - 1, 0.9) if kind == "mostly_prev" else (0 * t, 0.95)
+        weights[t[1:], key[1:]] = share
+        weights[t[1:], t[1:]] += 1 - share
         weights[0, 0] = 1.0
         return weights
     key = {"prev": t - 1, "bos": 0 * t, "two_back": np.where(t == 1, 1, t - 2)}[kind]
@@ -86,6 +99,10 @@ HEAD_CASES = [
     (2, 3, 9, {(1, 2): "prev", (1, 0): "bos", (0, 2): "self", (1, 1): "two_back", (0, 1): "half"}),
     (3, 2, 12, {(0, 1): "prev", (2, 0): "bos", (2, 1): "self", (1, 1): "two_back"}),
     (1, 5, 6, {(0, 3): "prev", (0, 4): "bos", (0, 1): "self", (0, 2): "two_back"}),
+    # голова 0.9 на t − 1 во всех строках; у ловушек больше на t − 1 только в одной строке: в последней
+    # («last_prev», 0.97) — её найдёт оценка по последней строке, в строке 3 («spike», 1.0) — максимум по строкам
+    # (в первом случае максимум по строкам находит голову «bos» — ответ тот же, что у ошибки «столбец 0»)
+    (2, 3, 7, {(1, 1): "mostly_prev", (0, 0): "spike", (0, 1): "last_prev", (0, 2): "bos_soft"}),
 ]
 
 
@@ -95,7 +112,7 @@ def check_previous_token_head(candidate):
     for layers, h, T, kinds in HEAD_CASES:
         weights = np.stack([np.stack([_pattern(kinds.get((layer, head), "uniform"), T) for head in range(h)])
                             for layer in range(layers)])                     # (layers, h, T, T)
-        target = next(where for where, kind in kinds.items() if kind == "prev")
+        target = next(where for where, kind in kinds.items() if kind in ("prev", "mostly_prev"))
         where = f"при весах формы {weights.shape}: "
         out = call(candidate, weights.copy())
         expect_numbers(out, f"{where}нужна пара целых (layer, head)", (2,))
@@ -122,6 +139,9 @@ def check_previous_token_head(candidate):
                                                     "на кого (t − 1); weights[..., t - 1, t] над диагональю — там нули"),
             (lambda: _best(-previous_token_scores(weights)), "это голова с наименьшим весом на предыдущий токен: "
                                                              "нужен argmax, а не argmin"),
+            (lambda: _best(weights[..., -1, -2]), "оценена только последняя строка (t = T − 1): у головы, которая лишь "
+                                                  "там смотрит на соседа слева, вес вышел больше. Нужно среднее по всем "
+                                                  "t ≥ 1: weights[..., t, t - 1].mean(axis=-1)"),
         ], where)
         raise Wrong(f"{where}ответ {answer}, а больше всех на предыдущий токен смотрит голова {target}: "
                     "средний weights[layer, head, t, t - 1] по t ≥ 1")

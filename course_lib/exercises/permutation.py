@@ -28,15 +28,35 @@ def check_permutation_matrix(candidate):
         (lambda: np.eye(T)[ORDER].T, "это Pᵀ: она ставит строки в обратном порядке, X[np.argsort(order)]. "
                                      "Строка i матрицы P выбирает строку order[i] из X: P[i, order[i]] = 1"),
     ])
-    expect_close(P @ X, X[ORDER], "P @ X должно совпасть с X[order]: в строке i единица стоит в столбце order[i]")
+    _expect_order(P, ORDER)
 
     for order in ([0], [1, 0], [4, 2, 0, 1, 3]):              # другие длины: T берётся из order
         P = call(candidate, np.array(order))
         T = len(order)
         expect_shape(P, (T, T), f"для order = {order} (T = len(order) = {T})")
-        X = np.arange(T * 2, dtype=float).reshape(T, 2)
-        expect_close(P @ X, X[order], f"для order = {order} P @ X не равно X[order]")
+        if not (np.isin(P, (0, 1)).all() and (P.sum(axis=0) == 1).all() and (P.sum(axis=1) == 1).all()):
+            raise Wrong(f"для order = {order}: в каждой строке и в каждом столбце должна быть ровно одна единица, "
+                        "остальное — нули")
+        _expect_order(P, np.array(order))
     return "P @ X == X[order], а Pᵀ P = I: перестановку отменяет транспонированная матрица"
+
+
+def _expect_order(P, order):
+    """P — матрица перестановки; она ставит в строку i строку X[P[i].argmax()]. Совпало ли это с order — а если нет,
+    то какой порядок вышел на самом деле (сдвиг на один, обратный порядок, …)."""
+    found = np.argmax(P, axis=1)
+    if np.array_equal(found, order):
+        return
+    T = len(order)
+    where = f"для order = {order.tolist()}: ваша P ставит строки X в порядке {found.tolist()}"
+    for guess, why in [((order + 1) % T, "номера сдвинуты на один вперёд: order + 1"),
+                       ((order - 1) % T, "номера сдвинуты на один назад: order − 1"),
+                       (order[::-1], "это order задом наперёд: order[::-1]"),
+                       (np.argsort(order), "это обратная перестановка np.argsort(order) — такую даёт Pᵀ")]:
+        if np.array_equal(found, guess):
+            raise Wrong(f"{where} — {why}. В строке i единица должна стоять в столбце order[i]: np.eye(T)[order]")
+    raise Wrong(f"{where}, а нужно {order.tolist()}: в строке i единица должна стоять в столбце order[i] — "
+                "np.eye(T)[order]")
 
 
 def _self_attention(seed):
@@ -106,8 +126,26 @@ GENERIC = "Посчитайте f от переставленного входа
 def _gap_mistakes(f, X):
     """Типичные ошибки: какое число вышло бы у ошибившегося и что ему сказать."""
     moved, same = f(X[ORDER]), f(X)
+    gap = moved - same[ORDER]
     no_abs = "Похоже, вы забыли модуль: берите np.abs(разность).max()"
     return [
+        (lambda: 0.0, "Похоже, вы сравнили значение с ним же самим (f(X[order]) с f(X[order]) или f(X)[order] "
+                      "с f(X)[order]): такая разность — всегда 0. Сравнивайте f(X[order]) с f(X)[order]"),
+        (lambda: np.abs(moved - X[ORDER]).max(), "Похоже, выход f сравнили с самим входом X[order], а нужно с "
+                                                 "выходом: f(X)[order]"),
+        (lambda: np.abs(same[ORDER] - X[ORDER]).max(), "Похоже, выход f сравнили с самим входом X[order], а нужно "
+                                                       "f от переставленного входа: f(X[order])"),
+        (lambda: np.linalg.norm(gap), "Похоже, это длина разности (np.linalg.norm — корень из суммы квадратов), "
+                                      "а нужно наибольшее расхождение одного числа: np.abs(разность).max()"),
+        (lambda: np.abs(gap).sum(), "Похоже, это сумма модулей по всем числам, а нужно наибольшее: .max()"),
+        (lambda: (gap ** 2).max(), "Похоже, это квадрат разности: наибольшее расхождение — модуль, np.abs(...).max()"),
+        (lambda: (gap ** 2).mean(), "Похоже, это средний квадрат разности, а нужно наибольшее расхождение: "
+                                    "np.abs(разность).max()"),
+        (lambda: np.abs(gap).max() / np.abs(same).max(), "Похоже, расхождение поделено на величину выхода: "
+                                                         "нужно само расхождение, np.abs(разность).max()"),
+        (lambda: float(np.allclose(moved, same[ORDER])), "Похоже, это float(np.allclose(...)) — «да» (1.0) или "
+                                                         "«нет» (0.0), а нужно само расхождение: "
+                                                         "np.abs(разность).max()"),
         (lambda: np.abs(moved - same).max(), "Похоже, выход f(X) вы не переставили: сравнивать нужно с f(X)[order]"),
         (lambda: np.abs(moved - same[np.argsort(ORDER)]).max(),
          "Похоже, выход переставлен обратной перестановкой: нужно f(X)[order], а не f(X)[np.argsort(order)]"),

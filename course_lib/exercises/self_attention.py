@@ -29,6 +29,11 @@ def _weight_mistakes(Q, K, sizes):
         (lambda: softmax(scores, axis=0), "в сумме 1 дают столбцы весов, а нужны строки: softmax по axis=-1"),
         (lambda: np.exp(scores / np.sqrt(d_k)), "строки весов не дают в сумме 1: после exp поделите каждую строку "
                                                 "на её сумму"),
+        (lambda: np.exp((scores - scores.max(axis=-1, keepdims=True)) / np.sqrt(d_k)),
+         "exp со сдвигом на максимум есть, но строки весов не поделены на сумму: e / e.sum(axis=-1, keepdims=True)"),
+        (lambda: (lambda e: e / e.sum(axis=-1))(np.exp((scores - scores.max(axis=-1, keepdims=True)) / np.sqrt(d_k))),
+         "сумма по строкам взята без keepdims=True: e.sum(axis=-1) теряет ось, и клетка (i, j) делится на сумму "
+         "строки j, а не i. Нужно e.sum(axis=-1, keepdims=True)"),
         (lambda: scores / np.sqrt(d_k), "оценки не превращены в веса: примените softmax по строкам"),
         (lambda: softmax(K @ Q.T / np.sqrt(d_k)), "оценки транспонированы: K @ Q.T вместо Q @ K.T — строка весов "
                                                   "должна быть запросом, столбец — ключом"),

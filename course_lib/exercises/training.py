@@ -23,6 +23,11 @@ FORWARD_IN_LOOP = (f"за steps = {STEPS} шагов loss_fn вызвана {{co
 STEP_BEFORE_BACKWARD = ("optimizer.step() вызван раньше loss.backward(): градиентов этого шага ещё нет, и шаг делается "
                         f"по пустым (или прошлым) градиентам. Порядок такой: {ORDER}")
 
+RETAIN_GRAPH = ("loss.backward(retain_graph=True) вызван {count} раз: здесь он не нужен — loss считается заново на каждом "
+                "шаге, и граф прошлого шага больше не понадобится, а с retain_graph=True он остаётся в памяти. В PyTorch "
+                "его добавляют, чтобы заглушить ошибку «второй backward по тому же графу» — а она значит, что прямой "
+                "проход стоит вне цикла. Вызывайте loss.backward() без аргументов")
+
 
 class _Loss(Tensor):
     """loss, который отдаёт проверка: замечает backward() и, как в PyTorch, отдаёт float(loss) — его число."""
@@ -32,9 +37,9 @@ class _Loss(Tensor):
     def __float__(self):
         return float(self.item())
 
-    def backward(self, *args, **kwargs):
-        self.spy.before_backward()
-        return super().backward(*args, **kwargs)
+    def backward(self, grad=None, retain_graph=False):
+        self.spy.before_backward(retain_graph)
+        return super().backward(grad, retain_graph=retain_graph)
 
 
 class _Spy:
@@ -42,7 +47,7 @@ class _Spy:
 
     def __init__(self, model, data):
         self.events, self.losses = [], []
-        self.steps_before_backward = self.steps_without_grad = self.stale_backwards = 0
+        self.steps_before_backward = self.steps_without_grad = self.stale_backwards = self.retained = 0
         self.model, self.data = model, data
         spy = self
 
@@ -69,9 +74,10 @@ class _Spy:
         self.losses.append(loss.item())
         return loss
 
-    def before_backward(self):
+    def before_backward(self, retain_graph=False):
         """Градиенты перед backward() должны быть стёрты: иначе новый сложится со старым."""
         self.events.append("backward")
+        self.retained += retain_graph is True
         if self.has_grads():
             self.stale_backwards += 1
 
@@ -82,6 +88,7 @@ def check_training_loop(candidate):
     with temporary_seed(0):
         model = TinyAttention(len(BANK_VOCAB), len(CLASS_NAMES), d_model=16, num_heads=1)
     spy = _Spy(model, bank_sentences(128, seed=5))
+    start = [p.data.copy() for p in model.parameters()]
     try:
         out = call(candidate, model, spy.optimizer, spy.loss_fn, STEPS, raw=True)
     except Crashed as crash:
@@ -95,12 +102,18 @@ def check_training_loop(candidate):
                                "на каждом шаге, и хранить его не нужно") from None
         raise
     count = spy.events.count
+    if spy.retained:
+        raise Wrong(RETAIN_GRAPH.format(count=spy.retained))
     if count("forward") == 0:
         raise Wrong("loss_fn ни разу не вызвана: на каждом шаге нужен прямой проход `loss = loss_fn(model)`")
     if count("forward") != STEPS:
         raise Wrong(FORWARD_IN_LOOP.format(count=count("forward")))
     if count("backward") == 0:
         raise Wrong("loss.backward() ни разу не вызван: без него у параметров нет градиентов, и шагать некуда")
+    if count("step") == 0 and any(not np.array_equal(p.data, s) for p, s in zip(model.parameters(), start)):
+        raise Wrong("параметры сдвинулись, но не переданным оптимизатором: optimizer.step() ни разу не вызван. "
+                    "Похоже, вы создали свой (Adam(model.parameters()) внутри функции) или шагаете руками — "
+                    "шагайте тем optimizer, что пришёл аргументом: у него свои настройки и своё состояние")
     if count("step") == 0:
         raise Wrong("optimizer.step() ни разу не вызван: градиенты посчитаны, но параметры так и не сдвинулись")
     if spy.steps_before_backward:

@@ -7,6 +7,7 @@
 """
 
 from dataclasses import dataclass
+from math import floor, isfinite
 
 
 @dataclass(kw_only=True)
@@ -64,6 +65,23 @@ class Painter:
         return ""
 
 
+def whole(value, what, notes, fallback):
+    """Значение целого ползунка как int: 3 и 3.0 — как есть; 2.5 — вниз, до 2; текст, None, nan, inf, True —
+    `fallback`. Всё, что не целое число, — с пояснением в `notes` (вид не бросает исключение и не молчит)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if hasattr(value, "dtype") and getattr(value, "shape", None) == () and value.dtype.kind in "iu":
+        return int(value)                                   # np.int64 и т. п.
+    number = value if isinstance(value, float) or (hasattr(value, "dtype") and value.dtype.kind == "f") else None
+    if number is not None and isfinite(number):
+        shown = floor(number)
+        if shown != number:
+            notes.append(f"Значение «{what}» — целое число, а пришло {value} — показываю {shown}.")
+        return shown
+    notes.append(f"Значение «{what}» — целое число, а пришло {value!r} — показываю {fallback}.")
+    return fallback
+
+
 def check_seed(seed, notes):
     """Зерно случайных данных — целое от 0 (NumPy не берёт отрицательные); сдвиг — с пояснением в notes."""
-    return clamp(int(seed), 0, None, "зерно", notes)
+    return clamp(whole(seed, "зерно", notes, 0), 0, None, "зерно", notes)

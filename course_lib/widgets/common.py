@@ -14,6 +14,7 @@ from course_lib.autograd.tensor import no_grad
 from course_lib.functional import causal_mask
 from course_lib.nn import MultiHeadAttention
 from course_lib.rng import temporary_seed
+from course_lib.widgets.base import whole
 
 MAX_T = 32
 DEFAULT_SENTENCE = "кот сел на тёплый коврик"
@@ -29,7 +30,7 @@ def sentence_tokens(sentence, T=None):
         words = DEFAULT_SENTENCE.split()
         notes.append(f"Предложение пустое — введите хотя бы одно слово. Пока показываю «{DEFAULT_SENTENCE}».")
     longest = min(len(words), MAX_T)
-    T = longest if T is None else int(T)
+    T = longest if T is None else whole(T, "T", notes, longest)
     if T < 1:
         notes.append(f"T — сколько токенов взять, хотя бы 1, а пришло {T}; показываю T = 1.")
     shown = min(max(T, 1), longest)

@@ -16,7 +16,7 @@ from course_lib.efficient import online_softmax_step
 from course_lib.functional import allowed_cells, local_mask, softmax
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View, check_seed
+from course_lib.widgets.base import Painter, View, check_seed, clamp, whole
 from course_lib.widgets.masked_row import MaskedRowPainter
 
 N_KEYS = 24
@@ -53,13 +53,13 @@ class OnlineSoftmaxView(View):
 def online_softmax_view(block_size, step, seed=0):
     """Чистая функция: размер блока и число прочитанных блоков -> история m, l и текущие веса."""
     notes = []
-    block_size = int(block_size)
+    block_size = whole(block_size, "размер блока", notes, 1)
     if block_size < 1:
         notes.append(f"размер блока — не меньше 1 ключа, а пришло {block_size}; показываю блок 1")
         block_size = 1
     scores = demo_scores(check_seed(seed, notes))
     n_blocks = -(-N_KEYS // block_size)                      # округление вверх
-    step = int(step)
+    step = whole(step, "шаг", notes, 1)
     if not 1 <= step <= n_blocks:
         shown = min(max(step, 1), n_blocks)
         notes.append(f"при блоке {block_size} всего {n_blocks} блок(ов), а выбран шаг {step}; показываю шаг {shown}")
@@ -207,13 +207,11 @@ def local_window_view(window, query=9, seed=0):
     """Чистая функция: размер окна и выбранный запрос -> маска, веса и пропавшие связи."""
     tokens = SENTENCE.split()
     T, notes = len(tokens), []
-    window, query = int(window), int(query)
+    window, query = whole(window, "окно", notes, 1), whole(query, "запрос №", notes, T - 1)
     if window < 1:
         notes.append(f"окно — хотя бы 1 токен (сам запрос), а пришло {window}; показываю окно 1")
         window = 1
-    if not 0 <= query < T:
-        notes.append(f"запрос — номер токена от 0 до {T - 1}, а пришло {query}; показываю «{tokens[-1]}»")
-        query = T - 1
+    query = clamp(query, 0, T - 1, "запрос №", notes)
     mask = local_mask(T, window)
     weights = softmax(np.where(mask, local_scores(tokens, check_seed(seed, notes)), -np.inf))
     lost = [(q, k, tokens.index(q) - tokens.index(k)) for (q, k) in LINKS

@@ -14,11 +14,12 @@ from course_lib import vis
 from course_lib.props.embeddings import load_corpus, load_sections, tokenize, train_static_embeddings
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View, clamp
+from course_lib.widgets.base import Painter, View, clamp, whole
 
 DEFAULT_WORDS = ["банк", "банка", "деньги", "река", "варенье", "кот", "коврик"]
 K = 8                       # сколько соседей показывать сначала
 K_MAX = 15                  # больше столбиков на картинке не помещается
+MIN_ROWS = 5                # меньше строк на оси столбиков не бывает: один сосед — не столбик во всю высоту
 
 
 @dataclass
@@ -55,7 +56,7 @@ def neighbours_view(emb, word, context, k=K, topic=""):
         except (ValueError, TypeError) as error:
             notes.append(f"{error} Показываю «{fallback}».")
         word = fallback
-    k = clamp(int(k), 1, len(emb) - 1, "соседей", notes)
+    k = clamp(whole(k, "соседей", notes, K), 1, len(emb) - 1, "соседей", notes)
     if k > K_MAX:
         notes.append(f"На картинке помещается {K_MAX} столбиков: рисую первых {K_MAX} соседей из {k}.")
     tokens = tokenize(context) if isinstance(context, str) else []
@@ -77,7 +78,7 @@ def explorer_view(emb, sections, word, context, k=K):
     options, notes = contexts_for(word, sections), []
     if not options:
         return neighbours_view(emb, word, "", k)
-    index = clamp(int(context), 0, len(options) - 1, "предложение", notes)
+    index = clamp(whole(context, "предложение", notes, 0), 0, len(options) - 1, "предложение", notes)
     topic, sentence = options[index]
     view = neighbours_view(emb, word, sentence, k, topic)
     view.message = " ".join(notes + [view.message]).strip()
@@ -99,7 +100,9 @@ class NeighboursPainter(Painter):
     """Сверху — косинусы k соседей, снизу — вектор слова полоской.
 
     Раскладка одна на весь виджет (K_MAX столбиков, общая шкала цвета), поэтому смена слова,
-    предложения или k только меняет данные у готовых артистов — фигура не перестраивается.
+    предложения или k только меняет данные у готовых артистов — фигура не перестраивается. Ось столбиков
+    показывает столько строк, сколько соседей (но не меньше MIN_ROWS — иначе столбик толще подписи): при k = 8
+    из 15 мест половина оси пустовала бы.
     """
 
     def layout_key(self, view):
@@ -129,6 +132,7 @@ class NeighboursPainter(Painter):
 
     def refresh(self, view):
         shown = view.neighbours[:K_MAX]
+        self.bars[0].axes.set_ylim(max(len(shown), MIN_ROWS) - 0.5, -0.5)     # на оси — только строки соседей
         for i, (bar, label) in enumerate(zip(self.bars, self.labels)):
             word, cosine = shown[i] if i < len(shown) else ("", 0.0)
             bar.set_width(max(cosine, 0.0))               # ось от 0: далёкие (cos < 0) — без столбика

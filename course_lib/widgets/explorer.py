@@ -16,7 +16,7 @@ from course_lib import vis
 from course_lib.functional import entropy
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View, check_seed, clamp
+from course_lib.widgets.base import Painter, View, check_seed, clamp, whole
 from course_lib.widgets.common import (DEFAULT_SENTENCE, attention_weights, check_vmax, embed_words,
                                        longest_T, random_model, sentence_tokens)
 from course_lib.widgets.mosaic import HeadPanels
@@ -44,7 +44,7 @@ def attention_view(sentence=DEFAULT_SENTENCE, T=5, d_k=8, heads=2, causal=False,
     tokens, heads = _shape(sentence, T, heads, model, notes)
     seed = check_seed(seed, notes)
     if model is None:
-        model = random_model(heads, clamp(int(d_k), 1, None, "d_k", notes), seed)
+        model = random_model(heads, clamp(whole(d_k, "d_k", notes, 8), 1, 512, "d_k", notes), seed)
         X = embed_words(tokens, model.d_model, seed)
     else:
         X = np.asarray(embed(tokens) if embed is not None else embed_words(tokens, model.d_model, seed), dtype=float)
@@ -54,8 +54,8 @@ def attention_view(sentence=DEFAULT_SENTENCE, T=5, d_k=8, heads=2, causal=False,
         notes.append("d_k = 1: запрос и ключ — по одному числу, оценка — их произведение, "
                      "поэтому голова смотрит на слово с самым большим (или самым маленьким) ключом.")
     weights, mask = attention_weights(model, X, causal, scaled)
-    query = clamp(int(query), 0, len(tokens) - 1, "запрос №", notes)
-    head = clamp(int(head), 1, heads, "голова", notes)
+    query = clamp(whole(query, "запрос №", notes, 0), 0, len(tokens) - 1, "запрос №", notes)
+    head = clamp(whole(head, "голова", notes, 1), 1, heads, "голова", notes)
     chosen = weights[:, query]                                          # (h, T)
     return AttentionView(tokens, weights, mask, query, head, entropy(chosen), chosen.max(axis=-1),
                          message=" ".join(notes))
@@ -78,7 +78,7 @@ def _shape(sentence, T, heads, model, notes):
     tokens, message = sentence_tokens(sentence, T)
     if message:
         notes.append(message)
-    heads = model.num_heads if model is not None else clamp(int(heads), 1, None, "число голов", notes)
+    heads = model.num_heads if model is not None else clamp(whole(heads, "число голов", notes, 2), 1, 64, "число голов", notes)
     return tokens, heads
 
 

@@ -141,7 +141,11 @@ class GPTHeadView(View):
 def gpt_heads_view(model, tokenizer, phrase, layer=0, head=0):
     """Чистая функция: фраза, слой и голова (с нуля) -> веса этой головы на фразе."""
     notes = []
-    phrase = known_prompt(tokenizer, str(phrase), notes)[-model.max_len:]
+    phrase = known_prompt(tokenizer, str(phrase), notes)
+    if len(phrase) > model.max_len:
+        notes.append(f"Модель видит не больше {model.max_len} символов, а во фразе {len(phrase)} — показываю "
+                     f"последние {model.max_len}.")
+        phrase = phrase[-model.max_len:]
     layer = clamp(int(layer), 0, model.num_layers - 1, "слой", notes)
     head = clamp(int(head), 0, model.num_heads - 1, "голова", notes)
     weights = _phrase_weights(model, weights_fingerprint(model), tokenizer, phrase)[layer, head]   # (T, T)
@@ -203,7 +207,10 @@ def samples_view(run, step):
     notes = []
     step = clamp(int(step), 0, int(steps[-1]), "шаг", notes)
     index = int(np.searchsorted(steps, step, side="right")) - 1           # последний снимок не позже step
-    if steps[index] != step:
+    if index < 0:                                                         # раньше первого снимка — первый
+        index = 0
+        notes.append(f"Первый снимок — после шага {steps[0]}, раньше снимков нет — показываю шаг {steps[0]}.")
+    elif steps[index] != step:
         notes.append(f"Снимка после шага {step} нет — показываю шаг {steps[index]}.")
     snapshot = run.snapshots[index]
     return SamplesView(snapshot.step, snapshot.sample, np.asarray(run.val_steps), np.asarray(run.val_losses),
@@ -235,8 +242,8 @@ class SamplesPainter(Painter):
 
 def samples_explorer(run):
     """Ползунок «шаг» по снимкам train_gpt: потери на проверке до этого шага и что модель тогда писала."""
+    samples_view(run, 0)                                           # сразу проверяет, что снимки есть
     steps = [s.step for s in run.snapshots]
-    samples_view(run, steps[-1])                                   # сразу проверяет, что снимки есть
     every = steps[1] - steps[0] if len(steps) > 1 else 1
-    slider = widgets.IntSlider(value=steps[-1], min=0, max=steps[-1], step=every, description="шаг")
+    slider = widgets.IntSlider(value=steps[-1], min=steps[0], max=steps[-1], step=every, description="шаг")
     return Explorer({"step": slider}, functools.partial(samples_view, run), SamplesPainter(), new_figure(8, 3))

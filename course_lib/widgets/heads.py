@@ -13,7 +13,7 @@ from course_lib import vis
 from course_lib._checks import check_int, divisors
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View, check_seed, clamp
+from course_lib.widgets.base import Painter, View, check_seed, clamp, whole
 from course_lib.widgets.common import (attention_weights, check_vmax, embed_words, random_model,
                                        sentence_tokens)
 from course_lib.widgets.mosaic import HeadPanels
@@ -47,7 +47,7 @@ def heads_view(heads, seed=0, sentence=SENTENCE, d_model=D_MODEL):
     check_int(d_model, "d_model", "heads_view", meaning=" (ширина слоя)")
     tokens, message = sentence_tokens(sentence)
     notes = [message] if message else []
-    requested = clamp(int(heads), 1, None, "h", notes)
+    requested = clamp(whole(heads, "h", notes, 1), 1, None, "h", notes)
     seed = check_seed(seed, notes)
     h = max(d for d in divisors(d_model) if d <= requested)
     if h != requested:

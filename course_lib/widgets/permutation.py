@@ -10,7 +10,7 @@ from course_lib import vis
 from course_lib.nn.positional import sinusoidal_encoding
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View, check_seed, clamp
+from course_lib.widgets.base import Painter, View, check_seed, clamp, whole
 from course_lib.widgets.common import attention_weights, embed_words, random_model, sentence_tokens
 
 D_K, HEADS = 8, 1
@@ -29,7 +29,8 @@ def permutation_view(sentence, shuffle, positional, seed=0):
     """Чистая функция: предложение, номер перемешивания (0 — как есть), позиционные кодировки вкл/выкл."""
     tokens, message = sentence_tokens(sentence)
     notes = [message] if message else []
-    shuffle = clamp(int(shuffle), 0, None, "номер перемешивания", notes)      # NumPy не берёт отрицательные зёрна
+    shuffle = clamp(whole(shuffle, "номер перемешивания", notes, 0), 0, None,
+                    "номер перемешивания", notes)      # NumPy не берёт отрицательные зёрна
     seed = check_seed(seed, notes)
     order = np.random.default_rng(shuffle).permutation(len(tokens)) if shuffle else np.arange(len(tokens))
     if shuffle and (order == np.arange(len(tokens))).all():

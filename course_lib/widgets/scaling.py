@@ -9,12 +9,13 @@ from course_lib import vis
 from course_lib.functional import entropy, softmax
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View, check_seed, clamp
+from course_lib.widgets.base import Painter, View, check_seed, clamp, whole
 
 N_KEYS = 8          # ключей у одного запроса на столбиках справа
 N_SAMPLES = 4000    # пар (q, k) для гистограммы разброса оценок
 BINS = np.linspace(-40, 40, 81)
 
+D_K_MAX = 4096              # больше ползунку не нужно: 4000 оценок по 4096 чисел — уже 130 МБ на q и k
 
 @dataclass
 class ScalingView(View):
@@ -29,7 +30,7 @@ class ScalingView(View):
 def scaling_view(d_k, scaled, seed=0):
     """Чистая функция: d_k и «делить ли на √d_k» -> разброс оценок и веса одного запроса."""
     notes = []
-    d_k = clamp(int(d_k), 1, None, "d_k", notes)
+    d_k = clamp(whole(d_k, "d_k", notes, 64), 1, D_K_MAX, "d_k", notes)
     rng = np.random.default_rng(check_seed(seed, notes))
     q, k = rng.normal(size=(N_SAMPLES, d_k)), rng.normal(size=(N_SAMPLES, d_k))   # компоненты ~ N(0, 1)
     divisor = np.sqrt(d_k) if scaled else 1.0

@@ -60,6 +60,11 @@ def soft_search_view(qx, qy, temperature, keys=CATALOGUE_KEYS, values=CATALOGUE_
     if not np.isfinite(query).all():
         notes.append(f"запрос должен быть из обычных чисел, а пришло ({qx}, {qy}); показываю (0, 0)")
         query = np.zeros(2)
+    try:
+        temperature = float(temperature)
+    except (TypeError, ValueError):
+        notes.append(f"температура — число больше 0, а пришло {temperature!r}; показываю τ = 1")
+        temperature = 1.0
     if not (np.isfinite(temperature) and temperature > 0):
         notes.append(f"температура должна быть больше 0, а пришло {temperature}; показываю τ = 1")
         temperature = 1.0

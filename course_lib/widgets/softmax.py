@@ -9,7 +9,7 @@ from course_lib import vis
 from course_lib.functional import entropy, softmax
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View
+from course_lib.widgets.base import Painter, View, clamp
 
 # Оценки «кто на кого смотрит» для «кот сел на тёплый коврик»: придуманы для примера,
 # чтобы были и сильные, и слабые связи (в уроке 03 они будут из Q Kᵀ).
@@ -33,10 +33,19 @@ class TemperatureView(View):
 def temperature_view(temperature, scores=DEMO_SCORES, tokens=DEMO_TOKENS):
     """Чистая функция: температура τ -> веса softmax(scores / τ)."""
     scores = np.asarray(scores, dtype=float)
+    try:
+        temperature = float(temperature)
+    except (TypeError, ValueError):
+        return TemperatureView(list(tokens), softmax(scores), 1.0,
+                               message=f"температура — число больше 0, а пришло {temperature!r}; показываю τ = 1")
     if not temperature > 0:
         return TemperatureView(list(tokens), softmax(scores), 1.0,
                                message=f"температура должна быть больше 0, а пришло {temperature}; показываю τ = 1")
-    return TemperatureView(list(tokens), softmax(scores / temperature), float(temperature))
+    notes = []
+    # оценки / τ должны поместиться во float: при τ ≈ 1e-308 деление даёт inf, и softmax не из чего считать
+    smallest = max(float(np.abs(scores).max(initial=0.0)) / np.finfo(float).max * 1e6, np.finfo(float).tiny)
+    shown = clamp(temperature, float(10.0 ** np.ceil(np.log10(smallest))), None, "температура", notes)
+    return TemperatureView(list(tokens), softmax(scores / shown), shown, message=" ".join(notes))
 
 
 class TemperaturePainter(Painter):

@@ -100,6 +100,48 @@ def one_hot_float_V(ids, weight):
     return np.zeros((len(ids), V)) @ weight
 
 
+def nearest_in_vocab_order(word, vocab, vectors, k):
+    """k лучших — но в порядке словаря: так выходит у np.argpartition, который не сортирует найденные k."""
+    best = set(nearest(word, vocab, vectors, k))
+    return [w for w in vocab if w in best]
+
+
+def nearest_argpartition_sorted(word, vocab, vectors, k):
+    unit = unit_rows(vectors)
+    cosines = unit @ unit[vocab.index(word)]
+    cosines[vocab.index(word)] = -np.inf
+    top = np.argpartition(-cosines, k - 1)[:k]
+    return [vocab[i] for i in top[np.argsort(-cosines[top])]]
+
+
+def nearest_ties_other_way(word, vocab, vectors, k):
+    """Равные косинусы — в обратном порядке словаря: тоже верно."""
+    return nearest(word, vocab[::-1], vectors[::-1], k)
+
+
+def nearest_removes_word(word, vocab, vectors, k):
+    i = vocab.index(word)
+    vocab.remove(word)
+    others = np.delete(vectors, i, axis=0)
+    cosines = unit_rows(others) @ (vectors[i] / np.linalg.norm(vectors[i]))
+    return [vocab[j] for j in np.argsort(-cosines)[:k]]
+
+
+def one_hot_rows_loop(ids, weight):
+    return np.stack([weight[i] for i in ids])
+
+
+def one_hot_in_place(ids, weight):
+    weight *= 1.0                                      # ничего не меняет: так можно
+    ids[:] = ids                                       # и так
+    return np.eye(len(weight))[ids] @ weight
+
+
+def one_hot_scales_table(ids, weight):
+    weight /= np.linalg.norm(weight)                   # таблица вызывающего испорчена
+    return np.eye(len(weight))[ids] @ weight * np.linalg.norm(weight) ** 0
+
+
 euclid = by_score(lambda vs, v: np.linalg.norm(vs - v, axis=1), best_first=False)
 
 CASES = [
@@ -156,7 +198,14 @@ CASES = [
     (check_one_hot_lookup, lambda ids, w: [list(row) for row in np.eye(len(w))[ids] @ w], None, "list-of-lists"),
     (check_one_hot_lookup, lambda ids, w: np.eye(len(w), dtype=int)[ids] @ w, None, "int-one-hot"),
     (check_one_hot_lookup, lambda ids, w: nt.tensor(np.eye(len(w))[ids]) @ nt.tensor(w), None, "tensor"),
-    (check_one_hot_lookup, lambda ids, w: np.take(w, ids, axis=0), None, "take"),
+    (check_one_hot_lookup, one_hot_in_place, None, "in-place-no-change"),
+    (check_one_hot_lookup, lambda ids, w: np.eye(len(w))[ids] @ w[:, :], None, "table-full-slice"),
+    # ---- one-hot @ таблица: ответ верный, но без one-hot
+    (check_one_hot_lookup, lambda ids, w: w[ids], "строки выбраны из таблицы напрямую", "direct-lookup"),
+    (check_one_hot_lookup, lambda ids, w: np.take(w, ids, axis=0), "np.take", "take"),
+    (check_one_hot_lookup, one_hot_rows_loop, "weight[i] в цикле", "rows-loop"),
+    (check_one_hot_lookup, lambda ids, w: w[list(ids), :], "строки выбраны из таблицы напрямую", "direct-lookup-list"),
+    (check_one_hot_lookup, one_hot_scales_table, "изменила свой вход weight на месте", "in-place-table"),
 
     # ---- ближайшие соседи: неверные
     (check_nearest, by_score(lambda vs, v: vs @ v), "скалярного произведения", "dot"),
@@ -176,6 +225,8 @@ CASES = [
     (check_nearest, lambda word, vocab, vectors, k: vectors[word], "слово — сначала найдите его номер", "word-as-index"),
     (check_nearest, lambda word, vocab, vectors, k: {w: 1.0 for w in nearest(word, vocab, vectors, k)},
      "верните список слов", "dict"),
+    (check_nearest, nearest_in_vocab_order, "np.argpartition", "unsorted-top-k"),
+    (check_nearest, nearest_removes_word, "изменила свой вход vocab на месте", "in-place-vocab"),
     # ---- ближайшие соседи: верные
     (check_nearest, nearest, None, "argsort"),
     (check_nearest, nearest_with_scores, None, "pairs"),
@@ -185,4 +236,6 @@ CASES = [
     (check_nearest, nearest_heapq, None, "heapq-tuple"),
     (check_nearest, nearest_array_of_words, None, "array-of-words"),
     (check_nearest, nearest_pairs_cosine_first, None, "pairs-cosine-first"),
+    (check_nearest, nearest_argpartition_sorted, None, "argpartition-then-sorted"),
+    (check_nearest, nearest_ties_other_way, None, "ties-other-order"),
 ]

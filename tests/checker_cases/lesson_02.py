@@ -96,6 +96,25 @@ def attend_float32_list(q, K, V):
     return [float(sum(weights[i] * V[i, j] for i in range(len(K)))) for j in range(V.shape[1])]
 
 
+def softmax_in_place(scores):
+    scores -= scores.max(axis=-1, keepdims=True)
+    np.exp(scores, out=scores)
+    scores /= scores.sum(axis=-1, keepdims=True)
+    return scores
+
+
+def attend_one_in_place(q, K, V):
+    q /= np.sqrt(len(q))                               # запрос вызывающего поделён на √d_k
+    s = K @ q
+    e = np.exp(s - s.max())
+    return e / e.sum() @ V
+
+
+def attend_one_not_divided(q, K, V):
+    s = K @ q / np.sqrt(len(q))
+    return np.exp(s - s.max()) @ V
+
+
 CASES = [
     # ---- softmax: неверные
     (check_softmax, lambda s: np.exp(s), "не нормированы", "exp-only"),
@@ -172,4 +191,8 @@ CASES = [
     (check_attend_one, attend_average, None, "np-average"),
     (check_attend_one, attend_float32_list, None, "float32-list-loops"),
     (check_attend_one, lambda q, K, V: tuple(attend(q, K, V)), None, "tuple"),
+    (check_softmax, softmax_in_place, "изменила свой вход scores на месте", "in-place"),
+    (check_softmax, lambda s: np.exp(s - s.max(axis=-1, keepdims=True)), "ещё не нормированы", "exp-shifted-no-sum"),
+    (check_attend_one, attend_one_in_place, "изменила свой вход q на месте", "in-place"),
+    (check_attend_one, attend_one_not_divided, "не поделены на сумму", "exp-shifted-no-sum"),
 ]

@@ -64,6 +64,20 @@ def layer(make_weights):
     return solution
 
 
+def attention_in_place(Q, K, V):
+    Q /= np.sqrt(Q.shape[-1])
+    s = Q @ K.T
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w = w / w.sum(axis=-1, keepdims=True)
+    return w @ V, w
+
+
+def attention_not_divided(Q, K, V):
+    s = Q @ K.T / np.sqrt(Q.shape[-1])
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    return w @ V, w
+
+
 CASES = [
     # ---- scaled dot-product attention: неверные
     (check_attention, lambda Q, K, V: attention(Q, K, V)[0], "верните пару", "context-only"),
@@ -150,4 +164,6 @@ CASES = [
      None, "tensors"),
     (check_self_attention, lambda X, W_q, W_k, W_v: [list(row) for row in self_attention(X, W_q, W_k, W_v)], None,
      "list-of-rows"),
+    (check_attention, attention_in_place, "изменила свой вход Q на месте", "in-place"),
+    (check_attention, attention_not_divided, "не поделены на сумму", "exp-shifted-no-sum"),
 ]

@@ -64,6 +64,48 @@ def renormalized_after(scores):
     return w / w.sum(axis=-1, keepdims=True)
 
 
+def causal_zeros_then_inf(scores):
+    """Будущее обнулили умножением на tril, а потом все нули — в -inf: прячутся и настоящие нулевые оценки."""
+    masked = scores * np.tril(ones(scores))
+    masked[masked == 0] = -np.inf
+    return nt.softmax(masked)
+
+
+def causal_in_place(scores):
+    scores[..., np.triu(ones(scores), k=1) == 1] = -np.inf
+    return nt.softmax(scores)
+
+
+def causal_not_divided(scores):
+    masked = np.where(nt.causal_mask(scores.shape[-1]), scores, -np.inf)
+    return np.exp(masked - masked.max(axis=-1, keepdims=True))
+
+
+def causal_no_keepdims(scores):
+    masked = np.where(nt.causal_mask(scores.shape[-1]), scores, -np.inf)
+    e = np.exp(masked - masked.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1)
+
+
+def causal_additive_mask(scores):
+    """Маска-слагаемое: нули в прошлом, -inf в будущем — по положению, так верно."""
+    T = scores.shape[-1]
+    mask = np.zeros((T, T))
+    mask[np.triu_indices(T, k=1)] = -np.inf
+    return nt.softmax(scores + mask)
+
+
+def causal_copy_then_fill(scores):
+    scores = scores.copy()
+    scores[..., ~nt.causal_mask(scores.shape[-1])] = -np.inf
+    return nt.softmax(scores)
+
+
+def padding_in_place(lengths, T):
+    lengths[:] = np.minimum(lengths, T)
+    return (np.arange(T) < lengths[:, None])[:, None, None, :]
+
+
 def padding_mask(lengths, T):
     return (np.arange(T) < np.asarray(lengths)[:, None])[:, None, None, :]
 
@@ -89,7 +131,7 @@ CASES = [
     (check_causal_weights, lambda s: hide(s, lambda o: np.triu(o)), "диагонали нули", "diagonal-hidden"),
     (check_causal_weights, lambda s: hide(s, lambda o: np.triu(o, k=1), axis=-2), "столбцы", "axis-2"),
     (check_causal_weights, lambda s: nt.softmax(s) * np.tril(ones(s)), "после softmax", "mask-after"),
-    (check_causal_weights, lambda s: hide(s, lambda o: np.triu(o, k=1), softmax=naive_softmax), "переполняется",
+    (check_causal_weights, lambda s: hide(s, lambda o: np.triu(o, k=1), softmax=naive_softmax), "exp переполнился",
      "unstable"),
     (check_causal_weights, lambda s: nt.softmax(s + -np.inf * (1 - np.tril(ones(s)))), "−inf · 0 = nan", "inf-times-0"),
     (check_causal_weights, lambda s: causal_weights(s)[..., :-1], "форма", "shape"),
@@ -105,6 +147,12 @@ CASES = [
      "masked-fill"),
     (check_causal_weights, lambda s: naive_softmax(np.where(nt.causal_mask(s.shape[-1]), s, -np.inf), axis=-2),
      "столбцы", "axis-2-naive"),
+    (check_causal_weights, causal_zeros_then_inf, "оценки, равные нулю, спрятаны", "zeros-then-inf"),
+    (check_causal_weights, causal_in_place, "изменила свой вход scores на месте", "in-place"),
+    (check_causal_weights, causal_not_divided, "не поделены на сумму", "not-divided"),
+    (check_causal_weights, causal_no_keepdims, "без keepdims=True", "no-keepdims"),
+    (check_causal_weights, lambda s: np.where(nt.causal_mask(s.shape[-1]), s, -np.inf), "вернулись оценки с -inf",
+     "masked-scores"),
     # ---- причинные веса: верные
     (check_causal_weights, causal_weights, None, "causal_mask"),
     (check_causal_weights, lambda s: hide(s, lambda o: np.triu(o, k=1)), None, "triu-as-hidden"),
@@ -119,6 +167,8 @@ CASES = [
     (check_causal_weights, lambda s: nt.softmax(nt.tensor(s) + np.triu(np.full(s.shape[-2:], -np.inf), k=1)), None,
      "tensor-additive"),
 
+    (check_causal_weights, causal_additive_mask, None, "additive-mask-by-position"),
+    (check_causal_weights, causal_copy_then_fill, None, "copy-then-fill"),
     # ---- маска паддинга: неверные
     (check_padding_mask, lambda lengths, T: np.arange(T) < np.asarray(lengths)[:, None], "(N, T)", "N-T"),
     (check_padding_mask, lambda lengths, T: padding_mask(lengths, T).transpose(0, 1, 3, 2), "запросы", "queries"),
@@ -137,6 +187,7 @@ CASES = [
     (check_padding_mask, lambda lengths, T: padding_mask(lengths, T).tolist, "без скобок", "tolist-without-call"),
     (check_padding_mask, lambda lengths, T: (padding_mask(lengths, T), T), "несколько значений", "pair"),
     # ---- маска паддинга: верные
+    (check_padding_mask, padding_in_place, None, "in-place-no-change"),
     (check_padding_mask, padding_mask, None, "arange"),
     (check_padding_mask, padding_loop, None, "loop"),
     (check_padding_mask, lambda lengths, T: np.asarray(lengths).reshape(-1, 1, 1, 1) > np.arange(T), None, "reshape"),

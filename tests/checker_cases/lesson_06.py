@@ -49,6 +49,13 @@ def merge_float32_list_of_tokens(x):
             for n in range(N)]
 
 
+def _split_in_place(x, h):
+    """Разрезает верно, но сначала портит вход: x *= 1 + 0 — не портит, а x += 0.5 — да."""
+    x += 0.5
+    N, T, D = x.shape
+    return (x - 0.5).reshape(N, T, h, D // h).transpose(0, 2, 1, 3)
+
+
 CASES = [
     # ---- разрезать на головы: неверные
     (check_split_heads, lambda x, h: x.reshape(x.shape[0], x.shape[1], h, -1), "ось голов", "no-transpose"),
@@ -58,13 +65,21 @@ CASES = [
     (check_split_heads, lambda x, h: x.reshape(x.shape[0], x.shape[1], h, -1).transpose(0, 2, 3, 1), "форма",
      "wrong-transpose"),
     (check_split_heads, lambda x, h: split_heads(x, 4), "форма", "h-fixed"),
-    (check_split_heads, lambda x, h: split_heads(x, h)[:, ::-1], "не те числа", "heads-reversed"),
+    (check_split_heads, lambda x, h: split_heads(x, h)[:, ::-1], "головы встали в обратном", "heads-reversed"),
     (check_split_heads, lambda x, h: x.reshape(2, 3, h, -1).transpose(0, 2, 1, 3), "reshape невозможен", "N-T-fixed"),
     (check_split_heads, lambda x, h: None, "return", "no-return"),
     (check_split_heads, split_float_d_head, "делите через //", "float-d_head"),
     (check_split_heads, split_torch_view, "reshape", "torch-view"),
     (check_split_heads, lambda x, h: list(np.split(x, h, axis=-1)), "np.stack(головы, axis=1)", "list-of-heads"),
     (check_split_heads, lambda x, h: x.reshape(*x.shape[:2], h, -1).transpose(0, 2, 1), "transpose", "transpose-3-axes"),
+    (check_split_heads, lambda x, h: x.T.reshape(x.shape[0], h, x.shape[1], -1), "x.T у трёхмерного", "x-T"),
+    (check_split_heads, lambda x, h: np.stack(np.split(x, h, axis=-1)[::-1], axis=1), "головы встали в обратном",
+     "split-list-reversed"),
+    (check_split_heads, lambda x, h: np.stack(np.split(x, h, axis=-1), axis=1)[:, :, ::-1], "токены встали в обратном",
+     "tokens-reversed"),
+    (check_split_heads, lambda x, h: np.stack(np.split(x, h, axis=-1), axis=1)[..., ::-1], "внутри головы столбцы",
+     "columns-reversed"),
+    (check_split_heads, lambda x, h: _split_in_place(x, h), "изменила свой вход x на месте", "in-place"),
     # ---- разрезать на головы: верные
     (check_split_heads, split_heads, None, "reshape-transpose"),
     (check_split_heads, lambda x, h: x.reshape(*x.shape[:2], h, -1).swapaxes(1, 2), None, "swapaxes"),
@@ -78,7 +93,7 @@ CASES = [
     # ---- склеить обратно: неверные
     (check_merge_heads, lambda x: x.reshape(x.shape[0], x.shape[2], -1), "reshape без transpose", "reshape-only"),
     (check_merge_heads, lambda x: x.reshape(x.shape[0], x.shape[1], -1), "склеились токены одной головы", "heads-kept"),
-    (check_merge_heads, lambda x: x.transpose(0, 2, 3, 1).reshape(x.shape[0], x.shape[2], -1), "не на свои места",
+    (check_merge_heads, lambda x: x.transpose(0, 2, 3, 1).reshape(x.shape[0], x.shape[2], -1), "перемежаются",
      "wrong-transpose"),
     (check_merge_heads, lambda x: x[:, 0], "форма", "first-head"),
     (check_merge_heads, lambda x: x.sum(axis=1), "форма", "summed-heads"),
@@ -88,6 +103,14 @@ CASES = [
     (check_merge_heads, lambda x: x.transpose(0, 2, 1, 3).reshape(x.shape[0], x.shape[2], x.shape[1] * x.shape[3] / 1),
      "делите через //", "float-D"),
     (check_merge_heads, lambda x: np.hstack(list(x.swapaxes(0, 1))), "по оси токенов", "hstack"),
+    (check_merge_heads, lambda x: np.concatenate([x[:, i] for i in reversed(range(x.shape[1]))], axis=-1),
+     "головы склеены в обратном", "heads-reversed"),
+    (check_merge_heads, lambda x: x.swapaxes(1, 2).reshape(x.shape[0], x.shape[2], -1)[:, ::-1],
+     "токены встали в обратном", "tokens-reversed"),
+    (check_merge_heads, lambda x: x.transpose(2, 0, 1, 3).reshape(x.shape[0], x.shape[2], -1), "фраз батча",
+     "batch-mixed"),
+    (check_merge_heads, lambda x: x.sum(axis=1), "головы сложены", "sum-heads"),
+    (check_merge_heads, lambda x: x[:, 0], "одна голова", "only-head-0"),
     # ---- склеить обратно: верные
     (check_merge_heads, merge_heads, None, "transpose-reshape"),
     (check_merge_heads, lambda x: np.concatenate(list(x.swapaxes(0, 1)), axis=-1), None, "concatenate"),

@@ -3,6 +3,7 @@
 import numpy as np
 
 from course_lib.exercises.training import check_relation_scores, check_training_loop
+from course_lib.optim import Adam
 
 
 def loop(order, returns="items", before=""):
@@ -81,6 +82,25 @@ def torch_habits(backward=None, zero_grad=None, record=lambda loss: loss.item())
     return train_loop
 
 
+def own_optimizer_loop(model, optimizer, loss_fn, steps):
+    """Свой Adam внутри функции вместо переданного optimizer."""
+    mine = Adam(model.parameters(), lr=0.01)
+    return right_loop(model, mine, loss_fn, steps)
+
+
+def manual_sgd_loop(model, optimizer, loss_fn, steps):
+    """Шаг руками: p.data -= lr * p.grad, переданный optimizer не тронут."""
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = loss_fn(model)
+        loss.backward()
+        for p in model.parameters():
+            p.data -= 0.5 * p.grad
+        losses.append(loss.item())
+    return losses
+
+
 def one_step_short(model, optimizer, loss_fn, steps):
     return right_loop(model, optimizer, loss_fn, steps - 1)
 
@@ -130,12 +150,15 @@ CASES = [
     (check_training_loop, lambda model, optimizer, loss_fn, steps: {i: x for i, x in
                                                                    enumerate(right_loop(model, optimizer, loss_fn, steps))},
      "список чисел", "dict"),
+    (check_training_loop, torch_habits(backward={"retain_graph": True}), "retain_graph=True", "retain-graph"),
+    (check_training_loop, own_optimizer_loop, "не переданным оптимизатором", "own-optimizer"),
+    (check_training_loop, manual_sgd_loop, "шагаете руками", "manual-step"),
     # ---- цикл обучения: верные
+    (check_training_loop, torch_habits(backward={"retain_graph": False}), None, "retain-graph-false"),
     (check_training_loop, right_loop, None, "zero-forward-backward-step"),
     (check_training_loop, model_zero_grad_loop, None, "model-zero-grad-at-end"),
     (check_training_loop, comprehension_loop, None, "comprehension-float-array"),
     (check_training_loop, torch_habits(record=float), None, "float-of-loss"),       # float(loss), как в PyTorch
-    (check_training_loop, torch_habits(backward={"retain_graph": True}), None, "retain-graph"),   # есть и в course_lib
     (check_training_loop, grads_set_to_none_loop, None, "grads-set-to-none-tuple"),
     (check_training_loop, torch_habits(record=lambda loss: loss.data), None, "zero-dim-arrays"),
 

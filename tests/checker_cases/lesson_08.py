@@ -125,6 +125,18 @@ def kv_queries_axis(k_cache, v_cache, q_new, k_new, v_new):
     return kv(k_cache, v_cache, q_new, k_new, v_new, fn=fn)
 
 
+def online_step_in_place(m, l, acc, scores, values):
+    """Верные формулы, но старое состояние переписано на месте: acc *= …, m[:] = …"""
+    m_new = np.maximum(m, scores.max(axis=-1, keepdims=True))
+    correction = np.exp(m - m_new)
+    e = np.exp(scores - m_new)
+    acc *= correction
+    acc += e @ values
+    l_new = l * correction + e.sum(axis=-1, keepdims=True)
+    m[:] = m_new
+    return m, l_new, acc
+
+
 CASES = [
     # ---- шаг online softmax: неверные
     (check_online_softmax_step, step_with(m_rule=lambda m, s: s.max(axis=-1, keepdims=True)), "из старого m и блока",
@@ -185,4 +197,5 @@ CASES = [
     (check_kv_step, lambda *a: list(kv(*a)), None, "triple-as-list"),
     (check_kv_step, kv_float32_list, None, "float32-list"),
     (check_kv_step, lambda *a: tuple(x.tolist() for x in kv(*a)), None, "nested-lists"),
+    (check_online_softmax_step, online_step_in_place, "изменила свой вход", "in-place"),
 ]

@@ -139,6 +139,12 @@ def norm_with(center=True, var=lambda x: x.var(-1, keepdims=True), root=lambda v
     return my_layer_norm
 
 
+def layer_norm_in_place(x, weight, bias, eps=1e-5):
+    x -= x.mean(axis=-1, keepdims=True)
+    x /= np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + eps)
+    return x * weight + bias
+
+
 CASES = [
     # ---- совпадение префикса: неверные
     (check_prefix_matching, prefix(lambda L: 0), "прошлое появление того же токена (q − L)", "duplicate-token"),
@@ -181,6 +187,9 @@ CASES = [
     (check_previous_token_head, lambda w: (best(previous_score(w)), previous_score(w).max()), "несколько значений",
      "pair-and-score"),
     # ---- голова предыдущего токена: верные
+    (check_previous_token_head, lambda w: best(w[..., -1, -2]), "только последняя строка", "last-row-only"),
+    (check_previous_token_head, lambda w: best(w[..., np.arange(1, w.shape[-1]), np.arange(w.shape[-1] - 1)].sum(-1)),
+     None, "sum-over-rows"),
     (check_previous_token_head, lambda w: best(previous_score(w)), None, "argmax-unravel"),
     (check_previous_token_head, previous_loops, None, "loops"),
     (check_previous_token_head, previous_diagonal, None, "np-diagonal"),
@@ -213,4 +222,5 @@ CASES = [
     (check_layer_norm, layer_norm_float32, None, "float32"),
     (check_layer_norm, layer_norm_std, None, "std-float32-other-order"),
     (check_layer_norm, lambda x, w, b, eps=1e-5: layer_norm(x, w, b, eps).tolist(), None, "tolist"),
+    (check_layer_norm, layer_norm_in_place, "изменила свой вход x на месте", "in-place"),
 ]

@@ -1,0 +1,63 @@
+"""Виды виджетов уроков 00–10 на значениях, которых ползунок не даёт: дробное вместо целого, текст, None, nan, inf,
+True, огромное. Вид не бросает исключение (ни английское, ни MemoryError) и не молчит: в `message` по-русски сказано,
+что показано вместо просимого."""
+
+import re
+
+import numpy as np
+import pytest
+
+from course_lib import widgets as W
+
+RUSSIAN = re.compile("[а-яё]", re.IGNORECASE)
+
+# целые ползунки: (имя, вид от значения)
+INTEGER_SLIDERS = {
+    "03 scaling d_k": lambda v: W.scaling_view(v, True),
+    "03 attention T": lambda v: W.attention_view(T=v),
+    "03 attention d_k": lambda v: W.attention_view(d_k=v),
+    "03 attention heads": lambda v: W.attention_view(heads=v),
+    "03 attention query": lambda v: W.attention_view(query=v),
+    "03 attention head": lambda v: W.attention_view(head=v),
+    "04 permutation shuffle": lambda v: W.permutation_view("кот сел на коврик", v, False),
+    "05 causal T": lambda v: W.causal_view(v, True, 0),
+    "05 causal query": lambda v: W.causal_view(6, True, v),
+    "06 heads h": lambda v: W.heads_view(v),
+    "08 online block": lambda v: W.online_softmax_view(v, 1),
+    "08 online step": lambda v: W.online_softmax_view(4, v),
+    "08 window": lambda v: W.local_window_view(v, 9),
+    "08 window query": lambda v: W.local_window_view(4, v),
+    "any seed": lambda v: W.causal_view(4, True, 1, seed=v),
+}
+NOT_WHOLE = {"fraction": 2.5, "text": "3", "None": None, "nan": float("nan"), "inf": float("inf"), "True": True}
+
+
+# T=None у видов уроков 03 и 05 значит «все слова предложения» — это не ошибка
+ODD = [(name, value) for name in INTEGER_SLIDERS for value in NOT_WHOLE if not (name.endswith(" T") and value == "None")]
+
+
+@pytest.mark.parametrize("name, value", ODD, ids=[f"{n}-{v}" for n, v in ODD])
+def test_an_integer_slider_given_a_non_integer_says_what_it_shows(name, value):
+    view = INTEGER_SLIDERS[name](NOT_WHOLE[value])
+    assert RUSSIAN.search(view.message) and "целое" in view.message, f"{name} = {NOT_WHOLE[value]!r}: {view.message!r}"
+
+
+def test_a_whole_float_is_taken_silently():
+    assert W.causal_view(6.0, True, 2.0).message == "" and W.causal_view(6.0, True, 2.0).query == 2
+
+
+@pytest.mark.parametrize("view", [lambda: W.scaling_view(10**9, True), lambda: W.attention_view(d_k=10**9),
+                                  lambda: W.attention_view(heads=10**9)])
+def test_a_huge_size_is_capped_with_a_note_not_a_memory_error(view):
+    assert "показываю" in view().message
+
+
+@pytest.mark.parametrize("tau", [None, "тепло"])
+def test_soft_search_temperature_of_a_wrong_type_is_explained(tau):
+    view = W.soft_search_view(0.5, 0.5, tau)
+    assert "температура" in view.message and np.isclose(view.weights.sum(), 1)
+
+
+def test_window_query_past_T_uses_the_common_clamp_note():
+    view = W.local_window_view(4, 99)
+    assert view.query == len(view.tokens) - 1 and "запрос №" in view.message and "99" in view.message
