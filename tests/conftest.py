@@ -28,3 +28,35 @@ def path(request):
 
     with nt.fast(request.param == "fast"):
         yield request.param
+
+
+# ---------------------------------------------------------------- make test LESSON=NN (pytest --lesson NN)
+
+def _lesson(config):
+    return config.getoption("lesson", default=None)
+
+
+def pytest_ignore_collect(collection_path, config):
+    """С --lesson NN в tests/ собираются только файлы урока (tests/lesson_map.py): так быстрее, чем собрать всё."""
+    lesson = _lesson(config)
+    if lesson is None or collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    from lesson_map import files_of
+    return True if collection_path.name not in files_of(lesson) else None
+
+
+def pytest_collection_modifyitems(config, items):
+    lesson = _lesson(config)
+    if lesson is None:
+        return
+    import pathlib
+
+    from course_lib.exercises import BY_LESSON
+    from lesson_map import belongs
+    stems = [p.stem for p in (pathlib.Path(__file__).parent.parent / "lessons").glob(f"{lesson}_*.ipynb")]
+    if not stems:
+        raise pytest.UsageError(f"--lesson {lesson}: в lessons/ нет урока {lesson}_*.ipynb")
+    keep = [item for item in items if item.path.suffix == ".ipynb"
+            or belongs(item, lesson, stems[0], BY_LESSON.get(lesson, ()))]
+    config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+    items[:] = keep

@@ -151,6 +151,8 @@ def _group(nodeid):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
+    if config.getoption("dist") != "loadscope":
+        return None
     from xdist.scheduler import LoadScopeScheduling
 
     class LessonAndFileScheduling(LoadScopeScheduling):
