@@ -7,6 +7,6 @@ import os
 
 from tools.lesson_figures import kernel_ipython_dir
 
-pytest_plugins = ["tools.lesson_passes"]
+pytest_plugins = ["tools.lesson_passes", "pytester"]      # pytester: тесты самого отчёта (tests/test_readable_failures.py)
 
 os.environ["IPYTHONDIR"] = kernel_ipython_dir()
