@@ -130,6 +130,10 @@ GENERATED = {
     ],
 }
 
+# Уроки, которые в браузере учат модель по-настоящему (память прогонов — только в ядре, чужих прогонов ядро
+# не берёт): ученик минуту смотрит на полосу прогресса обучения — тест проверяет, что она нарисована.
+TRAINS_HERE = {"10_gpt.ipynb"}
+
 WIDGET_ERRORS = ("Error displaying widget", "Model not found")
 
 # Исключения страницы, о которых мы знаем и которые не про виджеты: они попадают в отчёт, но тест не валят.
@@ -678,6 +682,10 @@ def test_sliders_redraw_picture(front_page, name):
             print(f"  {name}: до Run All в сохранённом выводе видно {stale}")
             page.screenshot(path=str(ARTIFACTS / f"{stem}-opened.png"))
         _run_all(page, name, log)
+        if name in TRAINS_HERE:
+            bars = page.locator(".jp-OutputArea-output .widget-progress")
+            assert bars.count() >= 1, f"[{front}] {name}: урок учил модель, а полосы прогресса обучения на странице нет"
+            print(f"  {name}: полос прогресса обучения на странице — {bars.count()}")
 
         drives = NOTEBOOKS.get(name, [])
         outputs = _widget_outputs(page)
