@@ -14,6 +14,7 @@ import nbformat
 import pytest
 
 from tools import lesson_passes
+from tools.lesson_figures import kernel_ipython_dir
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -41,11 +42,13 @@ CELLS = [
     ("print(2 + 2)", "5\n", None),                                                       # 4: вывод изменился
     ("x = 4\nassert x == 5, f'x = {x}, а нужно 5'", None, None),                         # 5: assert урока
     ("print(undefined_name)", "x\n", None),                                              # 6: вслед за упавшей
+    ("accuracy = 0.91\nassert accuracy >= 0.95", None, None),                            # 7: голый assert
 ]
 
 
 def _run(pytester, monkeypatch, *args):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("IPYTHONDIR", kernel_ipython_dir())          # как у make test: автозапуск ядер проходов
     return pytester.runpytest_subprocess("-p", "tools.lesson_passes", "-p", "no:cacheprovider", "--nbval-current-env",
                                          "--nbval-sanitize-with", str(ROOT / "lessons" / "sanitize.cfg"), "-rf", *args)
 
@@ -56,11 +59,11 @@ def test_passes_catch_a_changed_output_and_hidden_state_and_only_them(pytester, 
     report = result.stdout.str()
     failed = sorted(line.split("::", 1)[1] for line in result.outlines if line.startswith("FAILED "))
     assert failed == sorted(["урок 01 · обычный прогон::ячейка 4", "урок 01 · обычный прогон::ячейка 5",
-                             "урок 01 · обычный прогон::ячейка 6",
+                             "урок 01 · обычный прогон::ячейка 6", "урок 01 · обычный прогон::ячейка 7",
                              "урок 01 · повторный запуск::ячейка 1 · второй запуск",
                              *(f"урок 01 · повторный запуск::ячейка {k} · {run} запуск"
-                               for k in (4, 5, 6) for run in ("первый", "второй"))]), report
-    result.assert_outcomes(failed=10, passed=11)
+                               for k in (4, 5, 6, 7) for run in ("первый", "второй"))]), report
+    result.assert_outcomes(failed=13, passed=11)
     # скрытое состояние: второй запуск печатает другое, и отчёт говорит, что было и что стало
     assert ("урок 01 · повторный запуск · ячейка 1 · второй запуск: counter += 1\n"
             "  - [stdout] счётчик 1\n  + [stdout] счётчик 2") in report, report
@@ -69,6 +72,8 @@ def test_passes_catch_a_changed_output_and_hidden_state_and_only_them(pytester, 
     # assert урока — со своим сообщением и строкой, а не «AssertionError: » без значения
     assert "! исключение AssertionError: x = 4, а нужно 5" in report and "----> 2 assert x == 5" in report, report
     assert "NameError вслед за ячейкой 5, упавшей выше" in report, report
+    # голый assert — со значениями, как в pytest (tools/kernel_asserts.py в автозапуске ядра)
+    assert "! исключение AssertionError: assert 0.91 >= 0.95" in report, report
 
 
 PLOT = "import matplotlib.pyplot as plt\nplt.figure(figsize=(4, 3), layout='constrained'); plt.plot([0, 1, 2], {ys}); plt.title('потери')\nplt.show()"

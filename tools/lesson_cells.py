@@ -154,7 +154,8 @@ def _first_differences(item):
         return []
     error = _exception(item)
     if error:
-        return [f"! исключение {error['ename']}: {error['evalue']}"[:600]]
+        text = f"! исключение {error['ename']}: {error['evalue']}".splitlines()
+        return [line[:300] for line in text[:6]] + ([f"  … и ещё {len(text) - 6} строк"] if len(text) > 6 else [])
     reference, fresh = _texts(item, item.cell.outputs), _texts(item, item.test_outputs)
     lines = []
     for key in sorted(set(reference) | set(fresh)):

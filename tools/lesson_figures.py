@@ -90,4 +90,7 @@ def kernel_ipython_dir():
     startup.mkdir(parents=True)
     (startup / "check_figures.py").write_text(
         f'__import__("runpy").run_path({str(pathlib.Path(__file__).resolve())!r})["install"]()\n', encoding="utf-8")
+    asserts = pathlib.Path(__file__).resolve().parent / "kernel_asserts.py"     # голый assert урока — со значениями
+    (startup / "assert_values.py").write_text(
+        f'__import__("runpy").run_path({str(asserts)!r})["install"]()\n', encoding="utf-8")
     return str(folder)
