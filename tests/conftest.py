@@ -130,3 +130,11 @@ def pytest_runtest_makereport(item, call):
         place = where.path
     lines = message.splitlines() + ([verdict] if verdict else []) + [f"({place}:{where.lineno + 1}, {item.name})"]
     report.longrepr = "\n".join(lines)
+
+
+def pytest_make_parametrize_id(config, val, argname):
+    """Байты в имени теста — как текст с \\x-кодами: без экранирования имён (pyproject.toml) pytest склеивал бы
+    их с текстом и падал на сборке."""
+    if isinstance(val, bytes):
+        return repr(val[:40])[2:-1]                           # b'\x89PNG\r\n' -> \x89PNG\r\n
+    return None
