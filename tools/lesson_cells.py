@@ -13,20 +13,13 @@ import difflib
 import json
 import os
 import re
-import sys
 
 import pytest
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel, start_new_kernel
+from nbval.plugin import IPyNbCell, IPyNbFile, NbCellError, coalesce_streams, transform_streams_for_comparison
 
-# nbval читает тетрадки через nbformat, тот проверяет их схемой jsonschema, а jsonschema при импорте берёт
-# rfc3987_syntax — и тот строит грамматику IRI (1,4 с процессора на процесс; форматов IRI в схеме тетрадок нет).
-sys.modules.setdefault("rfc3987_syntax", None)
-
-from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel, start_new_kernel  # noqa: E402
-from nbval.plugin import (IPyNbCell, IPyNbFile, NbCellError, coalesce_streams,  # noqa: E402
-                          transform_streams_for_comparison)
-
-from tools import committed_figures  # noqa: E402
-from tools.lesson_passes import PASSES, chosen_passes, in_ci, portability_once  # noqa: E402
+from tools import committed_figures
+from tools.lesson_passes import PASSES, chosen_passes, in_ci, portability_once
 
 MAX_LINES = 8
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
