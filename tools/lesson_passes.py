@@ -151,7 +151,8 @@ def _group(nodeid):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    if config.getoption("dist") != "loadscope":
+    # и при `-n 2` без --dist (там xdist раздал бы ячейки одного урока разным процессам — в разные ядра)
+    if config.getoption("dist") not in ("load", "loadscope", "loadfile"):
         return None
     from xdist.scheduler import LoadScopeScheduling
 
