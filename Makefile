@@ -70,36 +70,22 @@ OUT ?= class/nbgrader
 nbgrader: $(LAB_STAMP)
 	$(BIN)/python -m tools.classroom.nbgrader_course --out $(OUT) $(if $(ONLY),--lessons $(ONLY))
 
-# Всё идёт до конца, даже если что-то упало, и make test падает, если упало хоть что-то.
-# Сначала три потока одновременно (на 2 ядрах заняты оба всё время):
-# 1) pytest tests/ — библиотека, виджеты, упражнения, тетрадки (кроме трёх файлов ниже);
-# 2) tools/lesson_passes.py — уроки под nbval, каждый дважды: rerun (каждая ячейка два раза подряд;
-#    первые запуски — это и есть обычный прогон `pytest lessons/`) и portability (другой путь кода NumPy).
-#    rerun кладёт прогоны обучения уроков 09 и 10 в $(RUNS);
-# 3) зёрна 1 и 2 урока 10 и сайт (tests/test_gpt_lesson.py, tests/test_site.py): сайт берёт обучение уроков 09 и 10
-#    из $(RUNS), если rerun его уже закончил, иначе учит сам.
-# Затем браузерный тест — отдельно, на спокойной машине (он печатает задержки ползунков); обучение уроков 09 и 10 — из $(RUNS).
-# В первой части процессов больше, чем ядер, а OpenBLAS, закончив умножение, ещё ~0.1 с держит свои потоки
-# в активном ожидании — они отнимали ядра у соседей. OPENBLAS_THREAD_TIMEOUT=4 (наименьшее) усыпляет их сразу:
-# потоков столько же и числа те же, меняется только ожидание. Браузерный тест идёт без этого — как у ученика.
-RUNS := $(CURDIR)/test-artifacts/runs
-SHARED_CORES := OPENBLAS_THREAD_TIMEOUT=4
+# Одна команда pytest на все ядра (pytest-xdist), один отчёт: библиотека, виджеты, упражнения, пары уроков,
+# сайт и проходы уроков — каждая ячейка каждого урока тест: «урок 07 · повторный запуск · ячейка 12 · второй запуск»
+# (tools/lesson_passes.py). Проход урока и файл тестов идут каждый на одном ядре (--dist loadscope: nbval
+# исполняет ячейки урока в одном ядре по порядку). Затем браузерный тест — отдельно, на спокойной машине
+# (он печатает задержки ползунков). Всё идёт до конца; упало хоть что-то — make test падает.
+#   make test LESSON=07   — только урок 07: его проходы, пара .py/.ipynb, проверки упражнений, виджеты (tests/lesson_map.py)
+#   make test MARKS=      — и долгие проверки (зёрна урока 10, метка slow), как в CI
+MARKS ?= not slow
+PYTEST_ARGS ?=
 
 test: $(TEST_STAMP)
-	@rm -rf $(RUNS); mkdir -p test-artifacts
 	@status=0; started=$$(date +%s); \
-	$(SHARED_CORES) $(BIN)/python tools/lesson_passes.py --save-runs $(RUNS) > test-artifacts/lesson-passes.log 2>&1 & passes=$$!; \
-	$(SHARED_CORES) COURSE_LIB_LOAD_RUNS=$(RUNS) $(BIN)/python -m pytest tests/test_gpt_lesson.py tests/test_site.py \
-		> test-artifacts/gpt-and-site.log 2>&1 & slow=$$!; \
-	trap 'kill $$passes $$slow 2>/dev/null' INT TERM; \
-	$(SHARED_CORES) $(BIN)/python -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_gpt_lesson.py \
-		--ignore=tests/test_site.py || status=1; \
-	wait $$slow || status=1; \
-	echo; echo "=== tests/test_gpt_lesson.py, tests/test_site.py (шли одновременно)"; cat test-artifacts/gpt-and-site.log; \
-	wait $$passes || status=1; \
-	echo; echo "=== tools/lesson_passes.py (шёл одновременно)"; cat test-artifacts/lesson-passes.log; \
-	COURSE_LIB_LOAD_RUNS=$(RUNS) $(BIN)/python -m pytest tests/test_browser.py || status=1; \
-	echo; echo "make test: $$(( $$(date +%s) - started )) с"; \
+	$(BIN)/python -m pytest -n auto --dist loadscope -m "$(MARKS)" --ignore=tests/test_browser.py \
+		$(if $(LESSON),--lesson $(LESSON)) $(PYTEST_ARGS) || status=1; \
+	$(if $(LESSON),,$(BIN)/python -m pytest tests/test_browser.py || status=1;) \
+	echo "make test: $$(( $$(date +%s) - started )) с"; \
 	exit $$status
 
 # Пересобрать и исполнить все уроки из их .py (исполняется в чистом ядре сверху вниз).

@@ -1,9 +1,12 @@
-"""Для nbval: ядра, в которых pytest исполняет уроки, проверяют, что подписи картинок не вылезают
-за край фигуры и не мельче 7 pt на экране (tools/lesson_figures.py). Ядра наследуют окружение pytest, поэтому достаточно
-указать им папку IPython с автозапуском — раньше, чем nbval запустит первое ядро."""
+"""Корень проверок: проходы уроков — тесты pytest (tools/lesson_passes.py), и ядра, в которых они исполняют
+уроки, проверяют, что подписи картинок не вылезают за край фигуры и не мельче 7 pt на экране
+(tools/lesson_figures.py). Ядра наследуют окружение pytest, поэтому достаточно указать им папку IPython
+с автозапуском — раньше, чем запустится первое ядро."""
 
 import os
 
 from tools.lesson_figures import kernel_ipython_dir
+
+pytest_plugins = ["tools.lesson_passes", "pytester"]      # pytester: тесты самого отчёта (tests/test_readable_failures.py)
 
 os.environ["IPYTHONDIR"] = kernel_ipython_dir()

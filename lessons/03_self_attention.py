@@ -417,7 +417,7 @@ print(f"наклон log(время) от log(T) при T ≥ 256: {time_slope:.
 # Обе величины в логарифмическом масштабе, каждая на своём графике (у них разные единицы);
 # пунктир — рост ровно как $T^2$. Наклон памяти — ровно 2, наклон времени — около 2.
 
-# %%
+# %% tags=["nbval-ignore-output"]
 fig, (ax_memory, ax_time) = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
 square = (np.array(lengths) / lengths[-1]) ** 2                        # ∝ T², нормировано на последнюю точку
 ax_memory.loglog(lengths, np.array(memory) / 2**20, "o-", label=f"наклон {memory_slope:.2f}")

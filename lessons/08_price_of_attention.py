@@ -277,7 +277,7 @@ speedup = time_full / time_cached
 for n, a, b, s in zip(steps_list, time_full, time_cached, speedup):
     print(f"{n:>4} токенов: без кэша {a:6.3f} с, с кэшем {b:6.3f} с — быстрее в {s:4.1f} раза")
 
-# %%
+# %% tags=["nbval-ignore-output"]
 fig, ax = plt.subplots(figsize=(5.5, 3.6), layout="constrained")
 ax.plot(steps_list, work_ratio, "s--", color="grey", label="по работе: (n + 2) / 3")
 ax.plot(steps_list, speedup, "o-", color=vis.BAR_COLOR, label="по времени (замер)")

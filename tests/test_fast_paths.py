@@ -19,6 +19,7 @@ import course_lib as nt
 from course_lib.engine_room import attention as attention_module
 from course_lib.engine_room import enabled
 from course_lib.engine_room.attention import fused_attention
+import referee
 from gradcheck import assert_grads_match, upstream_weights
 from strategies import rng
 
@@ -57,9 +58,14 @@ def test_plain_and_fast_attention_agree_forward_and_backward(case, chunk, rows, 
     *shapes, mask = CASES[case]
     arrays = [rng(i).normal(size=shape) for i, shape in enumerate(shapes)]
     plain, fast = both_paths(lambda q, k, v: nt.scaled_dot_product_attention(q, k, v, mask, 0.7), arrays)
-    for name, p, f in zip(["context", "weights", "dq", "dk", "dv"], plain, fast):
-        assert p.shape == f.shape, f"{name}: под nt.fast() форма {f.shape}, а по книге {p.shape}"
-        assert np.abs(p - f).max() < 1e-12, f"{case}: {name} под nt.fast() расходится с книгой"
+    exact = lambda q, k, v: referee.attention(q, k, v, mask, 0.7)                      # noqa: E731
+    forward = exact(*arrays)
+    ups = [upstream_weights(out.shape, 7 * i) for i, out in enumerate(forward)]
+    references = [lambda i=i: forward[i] for i in range(2)]
+    references += [lambda i=i: referee.numeric_grads(exact, arrays, ups)[i] for i in range(3)]
+    for name, p, f, reference in zip(["context", "weights", "dq", "dk", "dv"], plain, fast, references):
+        problem = referee.verdict(f"{case}: {name}", p, f, reference, "формула урока 05 во float64 и её разности")
+        assert problem is None, problem
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -93,10 +99,15 @@ def test_plain_and_fast_gelu_linear_and_layer_norm_agree(shape):
     x = rng(6).normal(size=shape) * 3
     nt.manual_seed(0)
     linear, norm = nt.Linear(4, 6), _layer_norm(4, 8)
-    for fn in (nt.gelu, linear, norm):
+    exact = {"GELU": referee.gelu,
+             "Linear": lambda x: referee.linear(x, linear.weight.data, linear.bias.data),
+             "LayerNorm": lambda x: referee.layer_norm(x, norm.weight.data, norm.bias.data, norm.eps)}
+    for (name, formula), fn in zip(exact.items(), (nt.gelu, linear, norm)):
         plain, fast = both_paths(fn, [x])
-        for p, f in zip(plain, fast):
-            assert np.abs(p - f).max() < 1e-12, f"{fn}: под nt.fast() расходится с книгой"
+        references = [lambda: formula(x), lambda: referee.numeric_grads(formula, [x], [upstream_weights(x.shape)])[0]]
+        for what, p, f, reference in zip(["выход", "dx"], plain, fast, references):
+            problem = referee.verdict(f"{name}: {what}", p, f, reference, "формула во float64 и её разности")
+            assert problem is None, problem
     plain, fast = [], []
     for on, grads in ((False, plain), (True, fast)):
         norm.weight.grad = norm.bias.grad = None
@@ -104,8 +115,14 @@ def test_plain_and_fast_gelu_linear_and_layer_norm_agree(shape):
         with nt.fast(on):
             (norm(xt) * upstream_weights(x.shape)).sum().backward()
         grads += [norm.weight.grad, norm.bias.grad]
-    for p, f in zip(plain, fast):
-        assert np.abs(p - f).max() < 1e-12, "LayerNorm: градиенты weight и bias под nt.fast() расходятся с книгой"
+    def by_parameters(weight, bias):
+        return referee.layer_norm(x, weight, bias, norm.eps)
+
+    for i, (what, p, f) in enumerate(zip(["d weight", "d bias"], plain, fast)):
+        reference = lambda i=i: referee.numeric_grads(by_parameters, [norm.weight.data, norm.bias.data],  # noqa: E731
+                                                      [upstream_weights(x.shape)])[i]
+        problem = referee.verdict(f"LayerNorm: {what}", p, f, reference, "разности формулы во float64")
+        assert problem is None, problem
 
 
 def test_fast_gelu_and_layer_norm_gradients_match_finite_differences():

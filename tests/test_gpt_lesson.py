@@ -31,6 +31,7 @@ def checkpoint(corpus):
     return load_gpt(lesson_checkpoint_path(), tokenizer=corpus[1])
 
 
+@pytest.mark.slow          # 2 минуты процессора: make test их не гоняет, CI гоняет (make test MARKS=)
 @pytest.mark.parametrize("seed", [1, 2])
 def test_the_lesson_run_reaches_the_bar(seed, corpus):
     """Аргументы — те же, что в уроке: ≈ 1 минута процессора на зерно. Зерно 0 — прогон самого урока:

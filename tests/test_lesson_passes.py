@@ -1,21 +1,22 @@
-"""tools/lesson_passes.py: сам инструмент, которым `make test` гоняет уроки ещё два раза.
+"""Проходы уроков (tools/lesson_passes.py, tools/lesson_cells.py) ловят то, ради чего сделаны, и не ловят лишнего.
 
-Проверяем, что он находит то, ради чего сделан: ячейку со скрытым состоянием (второй запуск
-печатает другое), и не находит лишнего: ячейку с меткой nbval-ignore-output и то, что
-lessons/sanitize.cfg велит не сравнивать. И что проход переносимости правда отключает
-SIMD-расширения NumPy, а OpenBLAS не трогает сверх числа потоков.
+Маленькая тетрадка «как исполненная» идёт обычным прогоном и повторным запуском в настоящем pytest (подпроцесс):
+изменившийся вывод и скрытое состояние падают, и отчёт называет урок, проход, ячейку и разницу; ячейка с меткой
+nbval-ignore-output и адрес, который lessons/sanitize.cfg велит не сравнивать, проходят; assert урока падает со
+своим сообщением. Картинка, заменённая в тетрадке, падает, а та же картинка — нет. И проход переносимости правда
+отключает SIMD-расширения NumPy, а OpenBLAS не трогает сверх числа потоков.
 """
 
 import os
 import pathlib
-import sys
 
 import nbformat
 import pytest
 
+from tools import lesson_passes
+from tools.lesson_figures import kernel_ipython_dir
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from tools import lesson_passes  # noqa: E402
 
 
 def _notebook(path, cells):
@@ -35,58 +36,65 @@ def _notebook(path, cells):
 
 CELLS = [
     ("counter = 0\nprint('старт')", "старт\n", None),
-    ("counter += 1\nprint('счётчик', counter)", "счётчик 1\n", None),                   # скрытое состояние
-    ("print('счётчик', counter)", "счётчик 1\n", ["nbval-ignore-output"]),              # не сравнивается
-    ("print('где-то в', hex(id(counter)) + '0000')", "где-то в 0x1234567\n", None),     # sanitize: адрес
+    ("counter += 1\nprint('счётчик', counter)", "счётчик 1\n", None),                   # 1: скрытое состояние
+    ("print('счётчик', counter)", "счётчик 1\n", ["nbval-ignore-output"]),              # 2: не сравнивается
+    ("print('где-то в', hex(id(counter)) + '0000')", "где-то в 0x1234567\n", None),     # 3: sanitize: адрес
+    ("print(2 + 2)", "5\n", None),                                                       # 4: вывод изменился
+    ("x = 4\nassert x == 5, f'x = {x}, а нужно 5'", None, None),                         # 5: assert урока
+    ("print(undefined_name)", "x\n", None),                                              # 6: вслед за упавшей
+    ("accuracy = 0.91\nassert accuracy >= 0.95", None, None),                            # 7: голый assert
 ]
 
 
-def test_doubled_notebook_repeats_every_code_cell_with_its_outputs_and_tags(tmp_path):
-    source = _notebook(tmp_path / "lesson.ipynb", CELLS)
-    (tmp_path / "out").mkdir()
-    doubled = nbformat.read(lesson_passes.doubled_notebook(source, tmp_path / "out"), as_version=4)
-    original = [c for c in nbformat.read(source, as_version=4).cells if c.cell_type == "code"]
-    assert [c.source for c in doubled.cells] == [c.source for c in original for _ in range(2)]
-    assert [c.outputs for c in doubled.cells] == [c.outputs for c in original for _ in range(2)]
-    assert doubled.cells[5].metadata["tags"] == ["nbval-ignore-output"]
-    ids = [c.get("id") for c in doubled.cells]
-    assert len(set(ids)) == len(ids), "у ячеек копии должны быть разные id"
-    nbformat.validate(doubled)
+def _run(pytester, monkeypatch, *args):
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("IPYTHONDIR", kernel_ipython_dir())          # как у make test: автозапуск ядер проходов
+    return pytester.runpytest_subprocess("-p", "tools.lesson_passes", "-p", "no:cacheprovider", "--nbval-current-env",
+                                         "--nbval-sanitize-with", str(ROOT / "lessons" / "sanitize.cfg"), "-rf", *args)
 
 
-def test_doubled_notebook_has_the_pages_beside_it_as_in_work(tmp_path):
-    source = _notebook(tmp_path / "lesson.ipynb", CELLS)
-    (tmp_path / "glossary.md").write_text("| термин |", encoding="utf-8")
-    (tmp_path / "out").mkdir()
-    lesson_passes.doubled_notebook(source, tmp_path / "out")
-    assert (tmp_path / "out" / "glossary.md").read_text(encoding="utf-8") == "| термин |"
+def test_passes_catch_a_changed_output_and_hidden_state_and_only_them(pytester, monkeypatch):
+    _notebook(pytester.path / "01_tiny.ipynb", CELLS)
+    result = _run(pytester, monkeypatch, "--lesson-passes", "plain,rerun")
+    report = result.stdout.str()
+    failed = sorted(line.split("::", 1)[1] for line in result.outlines if line.startswith("FAILED "))
+    assert failed == sorted(["урок 01 · обычный прогон::ячейка 4", "урок 01 · обычный прогон::ячейка 5",
+                             "урок 01 · обычный прогон::ячейка 6", "урок 01 · обычный прогон::ячейка 7",
+                             "урок 01 · повторный запуск::ячейка 1 · второй запуск",
+                             *(f"урок 01 · повторный запуск::ячейка {k} · {run} запуск"
+                               for k in (4, 5, 6, 7) for run in ("первый", "второй"))]), report
+    result.assert_outcomes(failed=13, passed=11)
+    # скрытое состояние: второй запуск печатает другое, и отчёт говорит, что было и что стало
+    assert ("урок 01 · повторный запуск · ячейка 1 · второй запуск: counter += 1\n"
+            "  - [stdout] счётчик 1\n  + [stdout] счётчик 2") in report, report
+    # изменившийся вывод
+    assert "урок 01 · обычный прогон · ячейка 4: print(2 + 2)\n  - [stdout] 5\n  + [stdout] 4" in report, report
+    # assert урока — со своим сообщением и строкой, а не «AssertionError: » без значения
+    assert "! исключение AssertionError: x = 4, а нужно 5" in report and "----> 2 assert x == 5" in report, report
+    assert "NameError вслед за ячейкой 5, упавшей выше" in report, report
+    # голый assert — со значениями, как в pytest (tools/kernel_asserts.py в автозапуске ядра)
+    assert "! исключение AssertionError: assert 0.91 >= 0.95" in report, report
 
 
-def test_rerun_pass_flags_hidden_state_and_only_it(tmp_path):
-    notebook = _notebook(tmp_path / "lesson.ipynb", CELLS)
-    result = lesson_passes.run_job("rerun", notebook, dict(os.environ), work=tmp_path / "rerun")
-    assert result["problem"] is None, result["problem"]
-    assert result["cells"] == 2 * len(CELLS)
-    assert [(c["cell"], c["run"]) for c in result["failed"]] == [(1, 2)], result["failed"]
-    assert result["failed"][0]["diff"] == ["- [stdout] счётчик 1", "+ [stdout] счётчик 2"]
-    report = "\n".join(lesson_passes.describe(result))
-    assert "lesson  ячейка 1, второй запуск подряд: counter += 1" in report
+PLOT = "import matplotlib.pyplot as plt\nplt.figure(figsize=(4, 3), layout='constrained'); plt.plot([0, 1, 2], {ys}); plt.title('потери')\nplt.show()"
 
 
-def test_plain_pass_of_the_same_notebook_is_clean(tmp_path):
-    notebook = _notebook(tmp_path / "lesson.ipynb", CELLS)
-    result = lesson_passes.run_job("plain", notebook, dict(os.environ), work=tmp_path / "plain")
-    assert result["problem"] is None and result["failed"] == [] and result["cells"] == len(CELLS)
-
-
-def test_execution_error_is_reported_with_its_exception(tmp_path):
-    notebook = _notebook(tmp_path / "lesson.ipynb", [("print('ok')", "ok\n", None), ("1 / 0", None, None),
-                                                    ("print(undefined_name)", "x\n", None)])
-    result = lesson_passes.run_job("plain", notebook, dict(os.environ), work=tmp_path / "plain")
-    assert [c["cell"] for c in result["failed"]] == [1, 2]
-    assert result["failed"][0]["diff"] == ["! исключение ZeroDivisionError: division by zero"]
-    report = lesson_passes.describe(result)
-    assert report[-1].endswith("и ещё 1 ячеек упали с NameError вслед за упавшей выше"), report
+def test_a_figure_replaced_in_the_notebook_fails_and_the_same_figure_passes(pytester, monkeypatch):
+    from nbclient import NotebookClient
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(PLOT.format(ys=[0, 1, 0])), nbformat.v4.new_code_cell(PLOT.format(ys=[2, 0, 2]))]
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()                 # «исполнен сверху вниз»
+    pictures = [o for cell in nb.cells for o in cell.outputs if "image/png" in o.get("data", {})]
+    assert len(pictures) == 2 and pictures[0]["data"]["image/png"] != pictures[1]["data"]["image/png"]
+    nbformat.write(nb, pytester.path / "02_same.ipynb")
+    pictures[0]["data"]["image/png"] = pictures[1]["data"]["image/png"]                # картинку заменили руками
+    nbformat.write(nb, pytester.path / "03_replaced.ipynb")
+    result = _run(pytester, monkeypatch, "--lesson-passes", "plain")
+    report = result.stdout.str()
+    result.assert_outcomes(failed=1, passed=3)
+    assert "03_replaced.ipynb::урок 03 · обычный прогон::ячейка 0\n" in report, report
+    assert "картинка 1:" in report and "в тетрадке не та картинка, что рисует ячейка" in report, report
 
 
 def test_portability_env_disables_what_numpy_dispatches_and_nothing_of_openblas():
@@ -105,3 +113,11 @@ def test_portability_env_disables_what_numpy_dispatches_and_nothing_of_openblas(
     assert env["NPY_DISABLE_CPU_FEATURES"].split() == disabled
     assert not set(disabled) & set(lesson_passes.cpu_features(env)["on"]), "NumPy не отключил расширения"
     assert all(name in note for name in disabled), note
+
+
+def test_each_lesson_pass_and_each_test_file_is_one_xdist_group():
+    group = lesson_passes._group
+    assert group("lessons/07_x.ipynb::урок 07 · повторный запуск::ячейка 3 · второй запуск") == \
+        "lessons/07_x.ipynb::урок 07 · повторный запуск"
+    assert group("tests/test_class_hub.py::TestHub::test_login[a]") == "tests/test_class_hub.py"
+    assert group("tests/test_site.py::test_page[index.html]") == "tests/test_site.py"

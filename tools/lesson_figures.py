@@ -1,8 +1,8 @@
 """Проверка картинок уроков: ни одна подпись не вылезает за край фигуры и не мельче 7 pt на экране.
 
 Тесты кладут этот файл в автозапуск ядер, в которых nbval исполняет уроки (`kernel_ipython_dir`;
-его зовут conftest.py в корне и tools/lesson_passes.py): `plt.show()` сначала проверяет все
-открытые фигуры, а потом показывает их как обычно. Если заголовок, подпись оси, деление или
+его зовут conftest.py в корне и tools/lesson_passes.py): `plt.show()` показывает открытые
+фигуры как обычно и тут же их проверяет. Если заголовок, подпись оси, деление или
 легенда не помещаются в фигуру или подпись на экране мельче 7 pt, ячейка падает, и nbval называет урок и ячейку. Ученику эта
 проверка не мешает: в `make lab` её нет. (Inline-картинка Jupyter обрезается по содержимому и
 вылезшую подпись спрятала бы — а в виджете или в сохранённом файле она обрезана.)
@@ -61,14 +61,21 @@ def install():
     show = plt.show
 
     def checked_show(*args, **kwargs):
+        # Сначала показать, потом проверить: лишняя отрисовка до показа сдвигает раскладку фигуры на пиксели,
+        # и показанная картинка была бы не той, что в тетрадке (её сверяет tools/committed_figures.py).
         figures = [plt.figure(num) for num in plt.get_fignums()]
+        shown = show(*args, **kwargs)
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        for fig in figures:
+            if not hasattr(fig.canvas, "get_renderer"):      # показанную фигуру inline закрыл: холст для проверки
+                FigureCanvasAgg(fig)
         outside = [p for fig in figures for p in text_outside(fig)]
         if outside:
             raise AssertionError("подписи картинки выходят за край фигуры:\n" + "\n".join(outside))
         small = [p for fig in figures for p in small_text(fig)]
         if small:
             raise AssertionError("подписи картинки слишком мелкие:\n" + "\n".join(small))
-        return show(*args, **kwargs)
+        return shown
 
     plt.show = checked_show
 
@@ -83,4 +90,7 @@ def kernel_ipython_dir():
     startup.mkdir(parents=True)
     (startup / "check_figures.py").write_text(
         f'__import__("runpy").run_path({str(pathlib.Path(__file__).resolve())!r})["install"]()\n', encoding="utf-8")
+    asserts = pathlib.Path(__file__).resolve().parent / "kernel_asserts.py"     # голый assert урока — со значениями
+    (startup / "assert_values.py").write_text(
+        f'__import__("runpy").run_path({str(asserts)!r})["install"]()\n', encoding="utf-8")
     return str(folder)

@@ -1,45 +1,37 @@
-"""Два прогона уроков под nbval сверх обычного — их делает `make test` после `pytest`.
+"""Проходы уроков — обычные тесты pytest (плагин; его подключает conftest.py в корне).
 
-- portability: уроки ещё раз, но NumPy идёт другим путём кода: в NPY_DISABLE_CPU_FEATURES —
-  все SIMD-расширения, которые NumPy выбирает во время работы на этом процессоре
-  (`__cpu_dispatch__`, доступные по `__cpu_features__`), и OPENBLAS_NUM_THREADS=1.
-  Так ведут себя процессоры без AVX2/AVX-512. Это другие пути x86, а не Apple Accelerate и не MKL.
-- rerun: каждая кодовая ячейка исполняется дважды подряд (c1, c1, c2, c2, …), оба вывода
-  сверяются с сохранёнными в тетрадке — ученик перезапускает ячейки постоянно.
+Каждая тетрадка урока `lessons/NN_*.ipynb` собирается в проходы, у каждого прохода — своё ядро,
+и каждая его ячейка — тест, который видно в отчёте по имени:
 
-Сверяет сам nbval с теми же правилами (lessons/sanitize.cfg, метки nbval-ignore-output и
-комментарии # NBVAL_*), что и обычный прогон. Номер ячейки — как у nbval: кодовые с нуля.
+    lessons/07_trained_attention.ipynb::урок 07 · повторный запуск::ячейка 12 · второй запуск
 
-    python tools/lesson_passes.py                             # оба прохода, все уроки, 2 процесса
-    python tools/lesson_passes.py --passes rerun lessons/07_trained_attention.ipynb
-    python tools/lesson_passes.py --passes portability --jobs 1
+- plain («обычный прогон») — как `pytest --nbval`: ячейки сверху вниз, вывод сверяется с тетрадкой;
+- rerun («повторный запуск») — каждая кодовая ячейка дважды подряд (c1, c1, c2, c2, …), оба вывода
+  сверяются с тетрадкой: ученик перезапускает ячейки постоянно. Первые запуски — это и есть обычный прогон;
+- portability («переносимость») — NumPy идёт другим путём кода: в NPY_DISABLE_CPU_FEATURES все
+  SIMD-расширения, которые NumPy выбирает во время работы на этом процессоре, и OPENBLAS_NUM_THREADS=1.
+  Так ведут себя процессоры без AVX2/AVX-512 (другие пути x86, а не Apple Accelerate и не MKL).
 
-Код выхода 0 — всё совпало; 1 — какая-то ячейка разошлась или упала (или, в CI, проход не
-смог изменить путь кода). Отчёт — и в test-artifacts/lesson-passes/report.txt.
+Сверяет сам nbval (lessons/sanitize.cfg, метки nbval-ignore-output, комментарии # NBVAL_*), а ещё
+каждую картинку — с картинкой в тетрадке (tools/lesson_cells.py). Номер ячейки — как у nbval: кодовые с нуля.
+
+    pytest lessons/07_trained_attention.ipynb                         # проходы по умолчанию: rerun и portability
+    pytest lessons --lesson-passes plain                              # только обычный прогон
+    pytest -n auto --lesson 07                                        # всё про урок 07 (см. tests/lesson_map.py)
+
+Группы для pytest-xdist (`--dist loadscope`): проход одного урока — одна группа (nbval исполняет его ячейки
+в одном ядре по порядку), файл тестов — одна группа, даже если в нём классы.
 """
 
-import argparse
-import concurrent.futures
-import copy
 import json
 import os
-import pathlib
-import shutil
 import subprocess
 import sys
-import time
 
-import nbformat
+import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))     # tools/ как пакет, и при запуске файлом
-from tools.lesson_figures import kernel_ipython_dir  # noqa: E402
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-LESSONS = ROOT / "lessons"
-ARTIFACTS = ROOT / "test-artifacts" / "lesson-passes"
-PASSES = ("plain", "portability", "rerun")   # plain — как `pytest lessons/`, для сравнения
-# Плагины pytest, которые урокам не нужны: их загрузка — 1,5 с процессора на каждую тетрадку.
-UNUSED_PLUGINS = ("hypothesispytest", "anyio", "platformdirs")
+PASSES = {"plain": "обычный прогон", "rerun": "повторный запуск", "portability": "переносимость"}
+DEFAULT_PASSES = "rerun,portability"
 
 
 def in_ci():
@@ -94,186 +86,78 @@ def portability_env():
                            f"(остался базовый набор {' '.join(seen['baseline'])}), OPENBLAS_NUM_THREADS=1")
 
 
-# ---------------------------------------------------------------- rerun: каждая ячейка дважды
-
-def doubled_notebook(notebook, folder):
-    """Копия тетрадки, где каждая кодовая ячейка (с её сохранённым выводом и метками) стоит дважды.
-
-    Ячейка №k исходной тетрадки — ячейки 2k и 2k+1 копии. Текстовые ячейки не нужны.
-    """
-    nb = nbformat.read(notebook, as_version=4)
-    cells = []
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        again = copy.deepcopy(cell)
-        if "id" in cell:
-            again["id"] = f"{cell['id']}-again"[:64]
-        cells += [cell, again]
-    nb.cells = cells
-    path = pathlib.Path(folder) / notebook.name
-    nbformat.write(nb, path)
-    for page in notebook.parent.glob("*.md"):      # как в work/ ученика: урок 10 читает файл рядом с тетрадкой
-        shutil.copy(page, folder)
-    return path
+_PORTABILITY = []
 
 
-# ---------------------------------------------------------------- запуск nbval и отчёт
-
-def run_nbval(notebook, env, report_path, cell_timeout=600):
-    """pytest --nbval по одной тетрадке (настройки nbval — из pyproject.toml); -> (код, секунды, отчёт, хвост вывода)."""
-    env = dict(env, NBVAL_REPORT=str(report_path))
-    started = time.perf_counter()
-    # -p tools.nbval_report: `python -m` кладёт текущую папку (корень курса) в sys.path.
-    unused = [arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")]
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "tools.nbval_report", "-p", "no:cacheprovider", *unused,
-                          "-c", str(ROOT / "pyproject.toml"),
-                          f"--rootdir={ROOT}", f"--nbval-cell-timeout={cell_timeout}", str(notebook)],
-                         cwd=ROOT, env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - started
-    try:
-        report = json.loads(pathlib.Path(report_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        report = {"cells": [], "errors": []}
-    return out.returncode, seconds, report, (out.stdout + out.stderr)[-3000:]
+def portability_once():
+    """portability_env() один раз на процесс (он дважды запускает питон)."""
+    if not _PORTABILITY:
+        _PORTABILITY.append(portability_env())
+    return _PORTABILITY[0]
 
 
-def run_job(kind, notebook, env, work=None):
-    """Один проход по одной тетрадке; -> словарь с результатом (для отчёта)."""
-    work = pathlib.Path(work or ARTIFACTS / kind)
-    work.mkdir(parents=True, exist_ok=True)
-    target = doubled_notebook(notebook, work) if kind == "rerun" else notebook
-    code, seconds, report, tail = run_nbval(target, env, work / f"{notebook.stem}.json")
-    failed = []
-    for cell in report["cells"]:
-        if cell["outcome"] != "failed":
-            continue
-        if kind == "rerun":       # ячейка 2k / 2k+1 копии — это ячейка k урока, первый / второй запуск
-            cell = dict(cell, run=cell["cell"] % 2 + 1, cell=cell["cell"] // 2)
-        failed.append(cell)
-    problem = None
-    if report["errors"]:
-        problem = "nbval не собрал тетрадку:\n" + report["errors"][0]
-    elif code not in (0, 1) or (code == 1 and not failed):
-        problem = f"pytest завершился с кодом {code}:\n{tail}"
-    return {"pass": kind, "lesson": notebook.stem, "seconds": seconds, "cells": len(report["cells"]),
-            "failed": failed, "problem": problem}
+# ---------------------------------------------------------------- pytest: параметры, сбор, группы xdist
+
+def pytest_addoption(parser):
+    group = parser.getgroup("уроки")
+    group.addoption("--lesson-passes", default=DEFAULT_PASSES, metavar="ПРОХОДЫ",
+                    help=f"проходы уроков через запятую из {', '.join(PASSES)} (по умолчанию {DEFAULT_PASSES})")
+    group.addoption("--lesson", default=None, metavar="NN",
+                    help="только урок NN: его проходы и его тесты (таблица — tests/lesson_map.py)")
 
 
-def _follows_error(cell, earlier):
-    """NameError после упавшей ячейки — почти всегда её следствие, а не своя беда."""
-    return earlier and any(line.startswith("! исключение NameError") for line in cell.get("diff", []))
+def chosen_passes(config):
+    kinds = [kind.strip() for kind in config.getoption("lesson_passes").split(",") if kind.strip()]
+    unknown = [kind for kind in kinds if kind not in PASSES]
+    if unknown:
+        raise pytest.UsageError(f"--lesson-passes: нет прохода {unknown}; есть {', '.join(PASSES)}")
+    return kinds
 
 
-def describe(result):
-    lines, crashed, followers = [], False, 0
-    for cell in result["failed"]:
-        if _follows_error(cell, crashed):
-            followers += 1
-            continue
-        crashed |= any(line.startswith("! исключение") for line in cell.get("diff", []))
-        where = f"ячейка {cell['cell']}"
-        if "run" in cell:
-            where += ", " + ("первый запуск" if cell["run"] == 1 else "второй запуск подряд")
-        lines.append(f"  {result['lesson']}  {where}: {cell['first_line']}")
-        lines += [f"      {line}" for line in cell.get("diff", [])]
-    if followers:
-        lines.append(f"  {result['lesson']}  и ещё {followers} ячеек упали с NameError вслед за упавшей выше")
-    if result["problem"]:
-        lines += ["  " + line for line in result["problem"].splitlines()]
-    return lines
+def lesson_number(path):
+    """«07» для lessons/07_trained_attention.ipynb, None для тетрадки не урока."""
+    name = path.name
+    return name[:2] if path.suffix == ".ipynb" and name[:2].isdigit() and name[2:3] == "_" else None
 
 
-def order_longest_first(jobs):
-    """Сначала долгие уроки (по прошлому запуску): два процесса заканчивают почти одновременно.
-
-    Без прошлого запуска (свежий клон) — поздние уроки раньше ранних (они дольше), rerun раньше portability:
-    прогоны уроков 09 и 10 из rerun ждут сайт и браузерный тест (--save-runs).
-    """
-    try:
-        last = json.loads((ARTIFACTS / "seconds.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        last = {}
-
-    def seconds(job):
-        kind, notebook = job
-        guess = 1e6 + 10 * int(notebook.stem[:2]) + (kind == "rerun") if notebook.stem[:2].isdigit() else 1e6
-        return last.get(f"{kind} {notebook.stem}", guess)
-
-    return sorted(jobs, key=lambda job: -seconds(job))
+def pytest_configure(config):
+    chosen_passes(config)
+    lesson = config.getoption("lesson")
+    if lesson is not None and not (len(lesson) == 2 and lesson.isdigit()):
+        raise pytest.UsageError(f"--lesson: нужен номер урока из двух цифр, например 07, а пришло {lesson!r}")
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("notebooks", nargs="*", type=pathlib.Path, help="тетрадки (по умолчанию все уроки)")
-    parser.add_argument("--passes", nargs="+", choices=PASSES, default=["portability", "rerun"])
-    parser.add_argument("--jobs", type=int, default=2, help="сколько тетрадок исполнять одновременно")
-    parser.add_argument("--save-runs", type=pathlib.Path, metavar="ПАПКА",
-                        help="проход rerun кладёт сюда прогоны train_induction и train_gpt (COURSE_LIB_SAVE_RUNS): "
-                             "сайт и браузерный тест в make test берут их оттуда и не учат модели уроков 09 и 10 ещё раз")
-    args = parser.parse_args(argv)
-    notebooks = [p.resolve() for p in args.notebooks] or sorted(LESSONS.glob("[0-9][0-9]_*.ipynb"))
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-
-    envs, lines, ok = {}, [], True
-    if "portability" in args.passes:
-        env, disabled, note = portability_env()
-        print(f"portability: {note}")
-        lines.append(f"portability: {note}")
-        if disabled:
-            envs["portability"] = env
-        elif in_ci():
-            print("portability: в CI этот проход обязателен — ошибка")
-            ok = False
-        else:
-            print("portability: проход пропущен")
-    if "plain" in args.passes:
-        envs["plain"] = dict(os.environ)
-        lines.append("plain: обычный прогон nbval, как `pytest lessons/`")
-    if "rerun" in args.passes:
-        envs["rerun"] = dict(os.environ)
-        if args.save_runs:
-            envs["rerun"]["COURSE_LIB_SAVE_RUNS"] = str(args.save_runs.resolve())
-        lines.append("rerun: каждая кодовая ячейка дважды подряд, оба вывода сверяются с тетрадкой")
-
-    figures = kernel_ipython_dir()                        # и здесь ядра проверяют, что подписи картинок в фигуре
-    envs = {kind: dict(env, IPYTHONDIR=figures) for kind, env in envs.items()}
-    for env in envs.values():               # проходы сверяют числа обучения — учат всегда сами, чужих прогонов не берут
-        env.pop("COURSE_LIB_LOAD_RUNS", None)
-    jobs = order_longest_first([(kind, nb) for kind in envs for nb in notebooks])
-    started = time.perf_counter()
-    results = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(run_job, kind, nb, envs[kind]) for kind, nb in jobs]
-        for future in concurrent.futures.as_completed(futures):
-            result = future.result()
-            results.append(result)
-            verdict = ("ок" if not result["failed"] and not result["problem"] else
-                       f"разошлось ячеек: {len(result['failed'])}" + (" и сбой" if result["problem"] else ""))
-            print(f"{result['pass']:<12} {result['lesson']:<32} {result['seconds']:6.1f} с  {verdict}", flush=True)
-    wall = time.perf_counter() - started
-
-    results.sort(key=lambda r: (PASSES.index(r["pass"]), r["lesson"]))
-    for kind in envs:
-        mine = [r for r in results if r["pass"] == kind]
-        bad = [line for r in mine for line in describe(r)]
-        lines.append(f"\n{kind}: {sum(r['seconds'] for r in mine):.0f} с по урокам, "
-                     f"разошлось ячеек: {sum(len(r['failed']) for r in mine)}")
-        lines += bad
-        ok &= not bad
-    lines.append(f"\nвсего {wall:.0f} с на {args.jobs} процесса(х)")
-    text = "\n".join(lines) + "\n"
-    print("\n" + text)
-    (ARTIFACTS / "report.txt").write_text(text, encoding="utf-8")
-    seconds_path = ARTIFACTS / "seconds.json"
-    try:
-        seconds = json.loads(seconds_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        seconds = {}
-    seconds.update({f"{r['pass']} {r['lesson']}": round(r["seconds"], 1) for r in results})
-    seconds_path.write_text(json.dumps(seconds, indent=1), encoding="utf-8")
-    return 0 if ok else 1
+def pytest_report_header(config):
+    if "portability" in chosen_passes(config):
+        return f"переносимость: {portability_once()[2]}"
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def pytest_collect_file(file_path, parent):
+    if parent.config.option.nbval or parent.config.option.nbval_lax:
+        return None                                   # просили сам nbval: пусть собирает он
+    number = lesson_number(file_path)
+    lesson = parent.config.getoption("lesson")
+    if number is not None and (lesson is None or lesson == number):
+        from tools.lesson_cells import LessonFile
+        return LessonFile.from_parent(parent, path=file_path)
+    return None
+
+
+def _group(nodeid):
+    """Группа xdist: проход урока (файл::проход) или файл тестов целиком."""
+    parts = nodeid.split("::")
+    return "::".join(parts[:2]) if parts[0].endswith(".ipynb") else parts[0]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    # и при `-n 2` без --dist (там xdist раздал бы ячейки одного урока разным процессам — в разные ядра)
+    if config.getoption("dist") not in ("load", "loadscope", "loadfile"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LessonAndFileScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return _group(nodeid)
+
+    return LessonAndFileScheduling(config, log)
