@@ -8,6 +8,7 @@
 левой матрицы делятся на куски по числу ядер, и потоки BLAS не просыпаются вовсе.
 """
 
+import contextlib
 import functools
 import os
 import threading
@@ -52,6 +53,39 @@ def matmul(a, b):
     return out
 
 
+@contextlib.contextmanager
+def one_blas_thread():
+    """Внутри блока главного потока BLAS считает в один поток; на выходе из внешнего блока — как было.
+
+    Умножения машинного отделения, которым мало одного ядра, делит по ядрам этот пул (matmul); остальные
+    в два потока BLAS только ждут друг друга, а после умножения потоки BLAS ещё крутятся на ядрах
+    (на занятой машине генерация урока 10 шла так впятеро дольше). Число потоков BLAS — одно на весь
+    процесс, а вернуть его из другого потока OpenBLAS не всегда даёт, поэтому меняет его только главный
+    поток (тот, что исполняет ячейки); фоновый поток виджета считает с тем, что есть.
+    """
+    global _blas_depth, _blas_limiter
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if _blas_depth == 0:
+        _blas_limiter = _controller().limit(limits=1, user_api="blas")
+    _blas_depth += 1
+    try:
+        yield
+    finally:
+        _blas_depth -= 1
+        if _blas_depth == 0:
+            _blas_limiter.restore_original_limits()
+
+
+_blas_depth, _blas_limiter = 0, None
+
+
+@functools.lru_cache(maxsize=None)
+def _controller():
+    return ThreadpoolController()
+
+
 def cpu_count():
     """Сколько ядер доступно процессу (не больше 8: дальше куски слишком мелкие)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -69,4 +103,4 @@ _POOL_NAME = "course_lib-pool"
 @functools.lru_cache(maxsize=None)
 def _workers():
     """Пул на ядро меньше, чем ядер (главный поток считает сам), и ручка для числа потоков BLAS — один раз, при первом вызове."""
-    return ThreadPoolExecutor(max_workers=cpu_count() - 1, thread_name_prefix=_POOL_NAME), ThreadpoolController()
+    return ThreadPoolExecutor(max_workers=cpu_count() - 1, thread_name_prefix=_POOL_NAME), _controller()

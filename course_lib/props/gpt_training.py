@@ -18,7 +18,7 @@ from course_lib.engine_room import fast
 from course_lib.functional import cross_entropy
 from course_lib.nn import GPT
 from course_lib.optim import Adam
-from course_lib.props.progress import TextProgress
+from course_lib.props.progress import TrainingProgress
 from course_lib.props.run_memory import RunMemory
 from course_lib.props.text_file import check_text_length
 from course_lib.props.tokenizer import CharTokenizer
@@ -106,8 +106,8 @@ def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, 
     seed задаёт и начальные веса, и батчи. Loss на проверке — после каждых eval_every шагов и
     на snapshot_steps, где ещё снимаются образец (sample_len символов после prompt) и веса
     внимания на phrases. dtype — тип весов: float32 вдвое быстрее float64, а точности ему хватает.
-    progress(step, steps, loss) — после каждого шага; None — строка
-    текстом (TextProgress), в Jupyter — `course_lib.widgets.progress_bar()`.
+    progress(step, steps, loss) — перед первым шагом и после каждого; None — полоса tqdm
+    (TrainingProgress: в Jupyter — виджет, в терминале — строка текста).
     lr_final — если задан, lr убывает косинусом от lr до lr_final (`learning_rate`).
     causal=False — модель без причинной маски (урок 10 показывает, чему она тогда учится).
     """
@@ -123,7 +123,7 @@ def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, 
     check_text_length(text, T, val_fraction)
     key = (text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_final, causal, val_fraction, eval_every,
            tuple(sorted(set(snapshot_steps))), tuple(phrases), prompt, sample_len, np.dtype(dtype).name)
-    return _RUNS.recall(key, lambda: _train(*key, progress=progress or TextProgress()))
+    return _RUNS.recall(key, lambda: _train(*key, progress=progress or TrainingProgress()))
 
 
 _RUNS = RunMemory("train_gpt", CACHE_SIZE)
