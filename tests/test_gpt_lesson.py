@@ -13,7 +13,7 @@ from course_lib.props.gpt_reading import (HeadScores, bigram_loss, head_scores, 
 from course_lib.props.gpt_training import evaluate, fixed_windows, split_ids, train_gpt
 from course_lib.props.text_file import lessons_text
 from course_lib.props.tokenizer import CharTokenizer
-from course_lib.widgets.gpt import SAMPLE_LENGTH, gpt_heads_view, sampling_view
+from course_lib.widgets.gpt import MIN_NEW, gpt_heads_view, sampling_view
 
 LESSON_STEPS, LESSON_BAR, CHECKPOINT_BAR = 1100, 2.1, 1.8      # то, что утверждает урок
 
@@ -104,12 +104,14 @@ def test_the_checkpoint_heads_the_lesson_names(corpus, checkpoint):
 def test_sampling_view_writes_known_characters_and_says_what_it_changed(checkpoint):
     model, tokenizer = checkpoint
     view = sampling_view(model, tokenizer, "Внимание", 0.8, 5, seed=0)
-    assert len(view.text) == SAMPLE_LENGTH and set(view.text) <= set(tokenizer.vocab) and not view.message
+    assert len(view.text) == 64 - len("Внимание") and set(view.text) <= set(tokenizer.vocab) and not view.message
     assert np.isclose(view.probs[:5].sum(), 1.0) and (view.probs[5:] == 0).all()      # top-k = 5
     odd = sampling_view(model, tokenizer, "кот 🐈", 0.0, 10_000, seed=-1)
     for word in ["🐈", "температура", "top-k", "зерно"]:
         assert word in odd.message, odd.message
     assert odd.prompt == "кот " and odd.temperature == 0.1 and odd.top_k == tokenizer.vocab_size
+    long = sampling_view(model, tokenizer, "кот сел на тёплый коврик. " * 3, 1.0, 0)
+    assert len(long.prompt) == 64 - MIN_NEW and len(long.text) == MIN_NEW and "последние 48" in long.message
     empty = sampling_view(model, tokenizer, "", 1.0, 0)
     assert "пуст" in empty.message and empty.prompt == " "
 
