@@ -89,6 +89,9 @@ def test_head_scores_find_the_heads_by_their_pattern():
     assert scores.best("previous") == (0, 1) and np.isclose(scores.previous[0, 1], 1.0)
     assert scores.best("space") == (1, 0) and np.isclose(scores.space[1, 0], 1.0)
     assert scores.previous.shape == scores.induction.shape == (2, 2)
+    for name in ("previous", "space", "induction"):                  # голова (0, 0) делит вес поровну — как ровный разброс
+        assert np.isclose(getattr(scores, name)[0, 0], scores.even[name]), name
+    assert scores.even["previous"] < 0.5 and scores.even["induction"] < scores.even["previous"]
 
 
 def test_the_checkpoint_heads_the_lesson_names(corpus, checkpoint):
@@ -98,7 +101,7 @@ def test_the_checkpoint_heads_the_lesson_names(corpus, checkpoint):
     space = scores.space[scores.best("space")]
     assert scores.previous[scores.best("previous")] >= 0.5
     assert space >= 0.15 and space > 2 * scores.space.mean()
-    assert scores.induction.max() < 0.1, "урок говорит, что индукционной головы у чекпойнта нет"
+    assert scores.induction.max() < 0.1, "урок 10 (и конец урока 09) говорит, что индукционной головы у чекпойнта нет"
 
 
 def test_sampling_view_writes_known_characters_and_says_what_it_changed(checkpoint):

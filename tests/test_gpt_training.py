@@ -78,6 +78,7 @@ def test_a_repeated_call_does_not_train_again_and_cannot_be_spoiled():
     again = Spy()
     second = train_gpt(TEXT, 12, seed=4, progress=again, **TINY)
     assert again.calls == [], "повторный вызов с теми же аргументами учил заново"
+    assert second.seconds == first.seconds > 0, "прогон из памяти говорит, сколько шло настоящее обучение, а не 0 с"
     np.testing.assert_array_equal(first.losses, second.losses)
     first.model.unembed.bias.data += 100.0                      # ученик портит свою копию…
     third = train_gpt(TEXT, 12, seed=4, progress=Spy(), **TINY)

@@ -7,6 +7,7 @@
 копию сохранённого результата (`run_memory.py`; там же — как `make test` передаёт прогоны между процессами).
 """
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,13 +45,15 @@ class Snapshot:
 @dataclass
 class GPTRun:
     """Итог train_gpt: модель, токенизатор, loss каждого шага (steps,) на его батче,
-    loss на проверке (val_losses) после val_steps шагов и снимки после snapshot_steps шагов."""
+    loss на проверке (val_losses) после val_steps шагов, снимки после snapshot_steps шагов и seconds —
+    процессорное время настоящего обучения (всех ядер; прогон из памяти отдаёт то же число)."""
     model: GPT
     tokenizer: CharTokenizer
     losses: np.ndarray
     val_steps: np.ndarray
     val_losses: np.ndarray
     snapshots: list
+    seconds: float
 
 
 def split_ids(ids, T, val_fraction):
@@ -157,6 +160,7 @@ def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_f
 
     # Те же формулы быстрым путём (nt.fast(), урок 08). BLAS — в один поток: на матрицах 64×64
     # второй поток не ускоряет (benchmarks/training.py), а ядра занимает пул машинного отделения.
+    started = time.process_time()
     with fast(), threadpool_limits(limits=1, user_api="blas"):
         progress(0, steps, float("nan"))
         measure(0)
@@ -172,4 +176,5 @@ def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_f
             progress(step, steps, losses[-1])
             if step in val_at:
                 measure(step)
-    return GPTRun(model, tokenizer, np.array(losses), np.array(val_at), np.array(val_losses), snapshots)
+    return GPTRun(model, tokenizer, np.array(losses), np.array(val_at), np.array(val_losses), snapshots,
+                  time.process_time() - started)
