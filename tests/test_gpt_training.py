@@ -271,3 +271,14 @@ def test_the_checkpoint_tool_saves_a_model_the_lesson_can_load(tmp_path, capsys)
     assert (tokenizer.vocab_size, model.max_len, model.num_params()) == (175, 64, 226_735)
     assert out.stat().st_size < 2**20, "чекпойнт урока должен весить меньше мегабайта (float32)"
     assert "цель 1.8 не достигнута" in capsys.readouterr().out
+
+
+def test_learning_rate_warms_up_then_falls_by_cosine():
+    from course_lib.props.gpt_training import WARMUP, learning_rate
+
+    lrs = [learning_rate(step, 800, 8e-3, 3e-4) for step in range(1, 801)]
+    assert np.isclose(lrs[0], 8e-3 / WARMUP) and np.all(np.diff(lrs[:WARMUP]) > 0), "первые шаги — разгон"
+    assert np.all(np.diff(lrs[WARMUP:]) < 0) and np.isclose(lrs[-1], 3e-4), "дальше — косинусом до lr_final"
+    assert max(lrs) < 8e-3
+    short = [learning_rate(step, 40, 1e-2, None) for step in range(1, 41)]
+    assert short[9] == short[-1] == 1e-2 and short[8] < 1e-2, "40 шагам — разгон в четверть прогона, потом lr"

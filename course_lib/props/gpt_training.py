@@ -30,6 +30,8 @@ PROMPT = "Внимание"                       # с него начинают
 SAMPLE_SEED = 2026                        # образцы на всех снимках — из одного зерна: разница только в модели
 VAL_WINDOWS = 128                         # окон проверочной части для loss на проверке
 CACHE_SIZE = 4                            # сколько прогонов помнить
+WARMUP = 50                               # шагов разгона lr (learning_rate)
+BETAS = (0.9, 0.99)                       # Adam: с 0.999 квадраты градиентов помнились бы ~1000 шагов — дольше урока
 
 
 @dataclass
@@ -78,14 +80,16 @@ def fixed_windows(ids, T, count=VAL_WINDOWS):
 
 
 def learning_rate(step, steps, lr, lr_final):
-    """lr шага step из steps (с 1): косинусом от lr на первом шаге до lr_final на последнем; None — всё время lr.
+    """lr шага step из steps (с 1): первые WARMUP шагов (не больше четверти steps) растёт от 0 до lr, дальше косинусом убывает
+    до lr_final на последнем шаге; lr_final=None — после разгона всё время lr.
 
-    Нужен долгому обучению чекпойнта: маленькие шаги в конце дают модели осесть в яме, а не прыгать
-    по её стенкам. Минутному прогону урока он вредит (зерно 1, 1000 шагов: 2.25 вместо 2.08) — там lr постоянный.
+    Разгон: в начале Adam ещё не знает типичной величины градиентов, и полный шаг lr = 0.008 сбивал
+    бы модель. Убывание: маленькие шаги в конце дают модели осесть в яме, а не прыгать по её стенкам.
     """
+    warm = min(1.0, step / max(1, min(WARMUP, steps // 4)))      # короткому прогону — короткий разгон
     if lr_final is None or steps <= 1:
-        return lr
-    return lr_final + 0.5 * (lr - lr_final) * (1 + np.cos(np.pi * (step - 1) / (steps - 1)))
+        return lr * warm
+    return warm * (lr_final + 0.5 * (lr - lr_final) * (1 + np.cos(np.pi * (step - 1) / (steps - 1))))
 
 
 def evaluate(model, windows, chunk=32):
@@ -101,8 +105,8 @@ def evaluate(model, windows, chunk=32):
     return total / len(windows)
 
 
-def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, batch=16, lr=3e-3,
-              lr_final=None, causal=True, val_fraction=0.1, eval_every=100, snapshot_steps=(), phrases=PHRASES, prompt=PROMPT,
+def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, batch=16, lr=8e-3,
+              lr_final=3e-4, causal=True, val_fraction=0.1, eval_every=100, snapshot_steps=(), phrases=PHRASES, prompt=PROMPT,
               sample_len=100, dtype=np.float32, progress=None):
     """Учит GPT(vocab, T, d_model, num_heads, num_layers) steps шагами Adam на окнах text (урок 10) -> GPTRun.
 
@@ -111,7 +115,8 @@ def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, 
     внимания на phrases. dtype — тип весов: float32 вдвое быстрее float64, а точности ему хватает.
     progress(step, steps, loss) — перед первым шагом и после каждого; None — полоса tqdm
     (TrainingProgress: в Jupyter — виджет, в терминале — строка текста).
-    lr_final — если задан, lr убывает косинусом от lr до lr_final (`learning_rate`).
+    lr — после WARMUP шагов разгона, дальше lr убывает косинусом до lr_final (`learning_rate`;
+    lr_final=None — постоянный). Adam — с betas=BETAS.
     causal=False — модель без причинной маски (урок 10 показывает, чему она тогда учится).
     """
     if not isinstance(text, str):
@@ -146,7 +151,7 @@ def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_f
     val_windows = fixed_windows(val_ids, T)
     with temporary_seed(seed):                                    # веса — из seed, зерно урока не сбиваем
         model = GPT(tokenizer.vocab_size, T, d_model, num_heads, num_layers, causal=causal).to(dtype)
-    optimizer = Adam(model.parameters(), lr=lr)
+    optimizer = Adam(model.parameters(), lr=lr, betas=BETAS)
     rng = np.random.default_rng(seed)
     val_at = sorted(set(range(0, steps + 1, eval_every)) | {steps} | set(snapshot_steps))
     losses, val_losses, snapshots = [], [], []
