@@ -376,7 +376,7 @@ from course_lib.props.gpt_reading import ablation_costs, head_scores
 
 scores = head_scores(long_model, val_windows[:32, :-1], space_id=tokenizer.encode(" ")[0])
 kinds = {"previous": "на предыдущий символ", "space": "на последний пробел", "induction": "индукционный"}
-fig, axes = plt.subplots(1, 3, figsize=(10, 3.4), layout="constrained")
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.8), layout="constrained")
 for ax, (name, title) in zip(axes, kinds.items()):
     image = ax.imshow(getattr(scores, name) / scores.even[name], cmap=vis.WEIGHTS_CMAP, vmin=0, vmax=12)
     ax.set(title=f"{title}\n(ровный разброс — {scores.even[name]:.3f})", xlabel="голова", ylabel="слой",
