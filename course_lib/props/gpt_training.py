@@ -167,8 +167,8 @@ def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_f
     # второй поток не ускоряет (benchmarks/training.py), а ядра занимает пул машинного отделения.
     started = time.process_time()
     with fast(), threadpool_limits(limits=1, user_api="blas"):
-        progress(0, steps, float("nan"))
         measure(0)
+        progress(0, steps, float("nan"))                          # часы полосы — с первого шага, после замера
         for step in range(1, steps + 1):
             windows = random_windows(train_ids, batch, T, rng)   # (N, T + 1)
             logits = model(windows[:, :-1])                       # (N, T, V)
