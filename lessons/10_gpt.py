@@ -520,8 +520,9 @@ MY_TEXT = "glossary.md"
 mine = load_text(MY_TEXT)
 own = train_gpt(mine, 100, seed=0)
 print(f"{len(mine):,} символов, словарь {own.tokenizer.vocab_size}; потери на проверке {own.val_losses[-1]:.2f}")
-print(own.tokenizer.decode(own.model.generate(own.tokenizer.encode(mine[:10])[None], 150,
-                                              rng=np.random.default_rng(0))[0]))
+with nt.fast():
+    ids = own.model.generate(own.tokenizer.encode(mine[:10])[None], 150, rng=np.random.default_rng(0))
+print(own.tokenizer.decode(ids[0]))
 
 # %% [markdown]
 # ## Упражнения
