@@ -8,7 +8,7 @@
 Шаг — прямой проход, кросс-энтропия следующего символа, обратный проход и шаг Adam; float32.
 Две конфигурации: урока 10 (V = 175, T = 64, d_model = 64, 4 головы, 4 блока, батч 16) и CPU-рецепт
 nanoGPT (d_model = 128, 4 блока, 4 головы, T = 64, батч 12). Модель PyTorch — та же: эмбеддинги
-токена и позиции ×0.1, блоки pre-norm (TransformerEncoderLayer(norm_first=True), GELU-tanh, без
+токена и позиции с разбросом 0.1, блоки pre-norm (TransformerEncoderLayer(norm_first=True), GELU-tanh, без
 dropout), причинная маска, итоговый LayerNorm, линейная голова.
 
 Соперники меряются по очереди (measure_interleaved из benchmarks/attention.py), печатаются медианы
@@ -64,10 +64,12 @@ def torch_step(torch, V, T, D, H, L, N, rng):
                                                  norm_first=True, activation=lambda v: F.gelu(v, approximate="tanh"))
                 for _ in range(L))
             self.ln_final, self.unembed = torch.nn.LayerNorm(D), torch.nn.Linear(D, V)
+            for table in (self.tokens.weight, self.positions.weight):
+                torch.nn.init.normal_(table, std=0.1)                # как EMBEDDING_STD в course_lib/nn/gpt.py
             self.register_buffer("blocked", torch.ones(T, T, dtype=torch.bool).triu(1))   # True = «нельзя»
 
         def forward(self, ids):
-            x = (self.tokens(ids) + self.positions.weight[: ids.shape[1]]) * 0.1
+            x = self.tokens(ids) + self.positions.weight[: ids.shape[1]]
             for block in self.blocks:
                 x = block(x, src_mask=self.blocked, is_causal=True)
             return self.unembed(self.ln_final(x))

@@ -1,7 +1,7 @@
 """Какие тесты — про какой урок: `make test LESSON=07` (pytest --lesson 07) гоняет ровно их.
 
 У каждого урока без записи здесь есть четыре вещи: его проходы (tools/lesson_passes.py), его пара .py/.ipynb
-(tests/test_notebooks.py, по имени тетрадки), его таблица проверок упражнений (tests/test_exercises.py, по
+(tests/test_notebooks.py, по имени тетрадки), числа его текста (tests/test_lesson_claims.py), его таблица проверок упражнений (tests/test_exercises.py, по
 course_lib.exercises.BY_LESSON) и файлы тестов из WIDGET_TESTS — виджеты урока без браузера и то, что
 нужно только ему. Новый урок без строки здесь не пройдёт tests/test_lesson_map.py.
 """
@@ -21,7 +21,7 @@ WIDGET_TESTS = {
 }
 
 # Файлы, из которых урок берёт свои тесты по имени теста: пара уроков и таблица проверок.
-BY_NAME = ("test_notebooks.py", "test_exercises.py")
+BY_NAME = ("test_notebooks.py", "test_lesson_claims.py", "test_exercises.py")
 
 
 def files_of(lesson):
@@ -37,6 +37,6 @@ def belongs(item, lesson, stem, checkers):
     if params is None:
         return True                             # тесты без параметров из BY_NAME — про все уроки сразу
     name = item.name
-    if item.path.name == "test_notebooks.py":
+    if item.path.name in ("test_notebooks.py", "test_lesson_claims.py"):
         return f"[{stem}]" in name
     return any(checker in name for checker in checkers)

@@ -79,7 +79,8 @@ def block_grads(layer, prefix=""):
 
 
 def gpt_reference():
-    """GPT урока 10 в PyTorch: (эмбеддинги токена + позиции)·0.1 -> блоки -> LayerNorm -> Linear.
+    """GPT урока 10 в PyTorch: (эмбеддинги токена + позиции)·0.1 -> блоки -> LayerNorm -> Linear
+    (у course_lib множитель 0.1 — в начальных весах таблиц; tests/test_gpt.py переводит одно в другое).
 
     Параметры и градиенты пишутся списком в порядке course_lib `model.named_parameters()`
     (param.000, grad.000, …; имена — в names): так тест не зависит от имён атрибутов.

@@ -93,3 +93,30 @@ def test_omp_num_threads_caps_the_pool(monkeypatch):
     for junk in ("", "0", "два", "-3"):                # не число или меньше 1 — как без переменной
         monkeypatch.setenv("OMP_NUM_THREADS", junk)
         assert pool.cpu_count() == 6
+
+
+def test_fast_blocks_run_blas_in_one_thread_and_give_the_threads_back():
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=2, user_api="blas"):            # как на машине с двумя ядрами и больше
+        before = blas_threads()
+        with nt.fast():
+            assert blas_threads() == [1] * len(before)
+            with nt.fast(), nt.fast(False):
+                assert blas_threads() == [1] * len(before)      # вложенный блок не возвращает потоки раньше времени
+            assert blas_threads() == [1] * len(before)
+        assert blas_threads() == before
+        with pytest.raises(KeyError):
+            with nt.fast():
+                raise KeyError("ошибка внутри блока")
+        assert blas_threads() == before, "после ошибки в блоке потоки BLAS вернулись"
+        seen = []
+        thread = threading.Thread(target=lambda: seen.append(_blas_inside_fast()))
+        thread.start()
+        thread.join()
+        assert seen == [before] and blas_threads() == before, "фоновый поток числа потоков BLAS не трогает"
+
+
+def _blas_inside_fast():
+    with nt.fast():
+        return blas_threads()

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from course_lib.props.text_file import lessons_text, load_text, min_text_length
+from course_lib.props.text_file import CORPUS_DATE, CORPUS_SHA256, lessons_text, load_text, min_text_length
 from course_lib.props.tokenizer import CharTokenizer
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -127,3 +127,12 @@ def test_build_corpus_takes_markdown_cells_only_in_lesson_order(tmp_path):
     expected = "# Первый\n\n- пункт\n  продолжение\n\n## Второй\n\nтекст  с отступом\n"
     assert build_corpus(tmp_path) == expected
     assert build_corpus(tmp_path) == build_corpus(tmp_path)
+
+
+def test_the_corpus_is_the_snapshot_whose_date_the_lesson_prints():
+    import hashlib
+
+    digest = hashlib.sha256(lessons_text().encode("utf-8")).hexdigest()
+    assert digest == CORPUS_SHA256, (
+        f"корпус data/lessons_ru.txt пересобран, а урок 10 печатает дату прежнего снимка ({CORPUS_DATE}): "
+        "обновите CORPUS_DATE и CORPUS_SHA256 в course_lib/props/text_file.py и переучите чекпойнт")

@@ -11,9 +11,8 @@ import course_lib as nt
 from course_lib.props import gpt_training
 from course_lib.props.gpt_checkpoint import load_gpt, save_gpt
 from course_lib.props.gpt_training import fixed_windows, forget_runs, random_windows, split_ids, train_gpt
-from course_lib.props.progress import TextProgress, clock, progress_text
+from course_lib.props.progress import TrainingProgress
 from course_lib.props.tokenizer import CharTokenizer
-from course_lib.widgets.progress import ProgressBar, progress_bar
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from tools.train_gpt_checkpoint import main as train_checkpoint  # noqa: E402
@@ -79,6 +78,7 @@ def test_a_repeated_call_does_not_train_again_and_cannot_be_spoiled():
     again = Spy()
     second = train_gpt(TEXT, 12, seed=4, progress=again, **TINY)
     assert again.calls == [], "повторный вызов с теми же аргументами учил заново"
+    assert second.seconds == first.seconds > 0, "прогон из памяти говорит, сколько шло настоящее обучение, а не 0 с"
     np.testing.assert_array_equal(first.losses, second.losses)
     first.model.unembed.bias.data += 100.0                      # ученик портит свою копию…
     third = train_gpt(TEXT, 12, seed=4, progress=Spy(), **TINY)
@@ -146,35 +146,40 @@ def test_bad_arguments_fail_before_training(kwargs, error, match):
 
 # ---- прогресс ---------------------------------------------------------------------------
 
-def test_progress_text_and_clock():
-    assert progress_text(30, 120, 2.3456, 15.0) == "шаг 30 из 120 · потери 2.346 · прошло 0:15 · осталось ≈ 0:45"
-    assert progress_text(0, 120, float("nan"), 0.0).startswith("шаг 0 из 120 · потери — ·")
-    assert progress_text(120, 120, 1.5, 61).endswith("прошло 1:01 · готово")
-    assert clock(3725) == "1:02:05" and clock(float("nan")) == "?"
+def test_training_progress_is_a_tqdm_line_outside_jupyter():
+    shown = io.StringIO()
+    bar = TrainingProgress(delay=0, every=0, file=shown)
+    for step in range(6):
+        bar(step, 5, float("nan") if step == 0 else 3.0 - step / 10)
+    lines = shown.getvalue().split("\r")[1:]
+    assert lines[0].startswith("шаг 0 из 5") and "потери —" in lines[0] and "осталось ≈ ?" in lines[0]
+    assert any(line.startswith("шаг 2 из 5 ") and "потери 2.800" in line for line in lines)
+    assert lines[-1].startswith("шаг 5 из 5") and "потери 2.500" in lines[-1] and "прошло 00:00" in lines[-1]
+    assert lines[-1].endswith("\n") and not lines[-2].endswith("\n"), "строка переписывает себя и кончается переводом"
+    from tqdm import notebook, std
+
+    assert isinstance(bar.bar, std.tqdm) and not isinstance(bar.bar, notebook.tqdm), \
+        "pytest — не ядро Jupyter: tqdm.auto берёт текстовую строку"
 
 
-def test_text_progress_is_silent_on_fast_runs_and_ends_its_line():
+def test_training_progress_is_silent_on_fast_runs():
     quiet = io.StringIO()
-    bar = TextProgress(stream=quiet, delay=60)
+    bar = TrainingProgress(delay=60, file=quiet)
     for step in range(4):
         bar(step, 3, 1.0)
-    assert quiet.getvalue() == ""
-    shown = io.StringIO()
-    bar = TextProgress(stream=shown, delay=0, every=0)
-    for step in range(4):
-        bar(step, 3, 2.0)
-    lines = shown.getvalue().split("\r")[1:]
-    assert len(lines) == 4 and lines[-1].rstrip().endswith("готово") and lines[-1].endswith("\n")
-    assert "шаг 2 из 3 · потери 2.000" in lines[2]
+    assert quiet.getvalue() == "" and bar.bar.n == 3
 
 
-def test_progress_bar_is_text_outside_jupyter_and_a_widget_bar_inside():
-    assert isinstance(progress_bar(), TextProgress)              # pytest — не ядро Jupyter
-    bar = ProgressBar(every=0)
+def test_training_progress_in_jupyter_is_a_widget_bar():
+    from tqdm.notebook import tqdm                                 # то, что tqdm.auto берёт в ядре Jupyter
+
+    bar = TrainingProgress(delay=0, every=0, tqdm_class=tqdm)
     for step in range(6):
         bar(step, 5, 3.0 - step / 10)
-    assert (bar.bar.value, bar.bar.max, bar.bar.bar_style) == (5, 5, "success")
-    assert bar.label.value.startswith("шаг 5 из 5 · потери 2.500") and bar.label.value.endswith("готово")
+    left, progress, right = bar.bar.container.children
+    text = lambda widget: widget.value.replace("\u2007", " ")       # tqdm пишет пробелы «цифровыми»
+    assert (progress.value, progress.max, progress.bar_style) == (5, 5, "success")
+    assert text(left).startswith("шаг 5 из 5") and text(right).strip().startswith("потери 2.500 · прошло")
 
 
 # ---- чекпойнт ---------------------------------------------------------------------------
@@ -252,3 +257,14 @@ def test_the_checkpoint_tool_saves_a_model_the_lesson_can_load(tmp_path, capsys)
     assert (tokenizer.vocab_size, model.max_len, model.num_params()) == (175, 64, 226_735)
     assert out.stat().st_size < 2**20, "чекпойнт урока должен весить меньше мегабайта (float32)"
     assert "цель 1.8 не достигнута" in capsys.readouterr().out
+
+
+def test_learning_rate_warms_up_then_falls_by_cosine():
+    from course_lib.props.gpt_training import WARMUP, learning_rate
+
+    lrs = [learning_rate(step, 800, 8e-3, 3e-4) for step in range(1, 801)]
+    assert np.isclose(lrs[0], 8e-3 / WARMUP) and np.all(np.diff(lrs[:WARMUP]) > 0), "первые шаги — разгон"
+    assert np.all(np.diff(lrs[WARMUP:]) < 0) and np.isclose(lrs[-1], 3e-4), "дальше — косинусом до lr_final"
+    assert max(lrs) < 8e-3
+    short = [learning_rate(step, 40, 1e-2, None) for step in range(1, 41)]
+    assert short[9] == short[-1] == 1e-2 and short[8] < 1e-2, "40 шагам — разгон в четверть прогона, потом lr"

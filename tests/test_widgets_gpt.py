@@ -39,9 +39,9 @@ def frames_match(painter, size, views):
 
 
 def test_sampling_frames(model):
-    frames_match(SamplingPainter, (8, 3), [sampling_view(model, TOKENIZER, "кот", 0.8, 0, length=10),
-                                           sampling_view(model, TOKENIZER, "кот", 2.0, 3, length=10),
-                                           sampling_view(model, TOKENIZER, "банк", 0.5, 0, length=10)])
+    frames_match(SamplingPainter, (8, 3), [sampling_view(model, TOKENIZER, "кот", 0.8, 0),
+                                           sampling_view(model, TOKENIZER, "кот", 2.0, 3),
+                                           sampling_view(model, TOKENIZER, "банк", 0.5, 0)])
 
 
 def test_heads_frames(model):
@@ -55,17 +55,34 @@ def test_samples_frames(run):
 
 
 def test_sampling_labels_do_not_depend_on_temperature_or_top_k(model):
-    views = [sampling_view(model, TOKENIZER, "кот", tau, k, length=5) for tau in (0.1, 1.0, 2.0) for k in (0, 1, 5)]
+    views = [sampling_view(model, TOKENIZER, "кот", tau, k) for tau in (0.1, 1.0, 2.0) for k in (0, 1, 5)]
     assert all(v.labels == views[0].labels for v in views)
     assert all(np.isclose(v.probs.sum(), 1.0) or v.probs.sum() < 1 for v in views)
-    greedy = sampling_view(model, TOKENIZER, "кот", 1.0, 1, length=5)
+    greedy = sampling_view(model, TOKENIZER, "кот", 1.0, 1)
     assert greedy.probs[0] == 1.0 and (greedy.probs[1:] == 0).all()
 
 
 def test_same_settings_give_the_same_text_and_the_seed_changes_it(model):
-    first = sampling_view(model, TOKENIZER, "кот", 1.0, 0, seed=0, length=30)
-    assert sampling_view(model, TOKENIZER, "кот", 1.0, 0, seed=0, length=30).text == first.text
-    assert sampling_view(model, TOKENIZER, "кот", 1.0, 0, seed=1, length=30).text != first.text
+    first = sampling_view(model, TOKENIZER, "кот", 1.0, 0, seed=0)
+    assert sampling_view(model, TOKENIZER, "кот", 1.0, 0, seed=0).text == first.text
+    assert sampling_view(model, TOKENIZER, "кот", 1.0, 0, seed=1).text != first.text
+
+
+def test_sampling_text_fills_the_window_and_is_what_generate_writes(model):
+    for prompt, tau, k, seed in [("кот", 1.0, 0, 0), ("банк вы", 0.5, 3, 4), ("к", 2.0, 1, 1)]:
+        view = sampling_view(model, TOKENIZER, prompt, tau, k, seed=seed)
+        ids = TOKENIZER.encode(prompt)[None]
+        with nt.fast():
+            expected = model.generate(ids, model.max_len - len(prompt), tau, k or None, np.random.default_rng(seed))
+        assert view.text == TOKENIZER.decode(expected[0, len(prompt):]), (prompt, tau, k, seed)
+        assert len(view.prompt + view.text) == model.max_len and not view.message
+
+
+def test_a_long_prompt_is_cut_from_the_start_and_said_so(model):
+    prompt = "кот сел на тёплый коврик"                                # 24 символа, окно модели — 16
+    view = sampling_view(model, TOKENIZER, prompt, 1.0, 0)
+    assert view.prompt == prompt[-8:] and len(view.text) == 8     # max(16 − MIN_NEW, 16 // 2) = 8 символов промпта
+    assert "последние 8" in view.message and "16" in view.message
 
 
 def test_samples_view_picks_the_last_snapshot_and_says_so(run):

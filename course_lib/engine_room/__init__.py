@@ -12,6 +12,7 @@
 
 Выключатель — `with nt.fast():`. Внутри блока публичные вызовы те же, но четыре места берут быстрый путь:
 `scaled_dot_product_attention`, `Linear.forward`, `gelu` и `LayerNorm.forward` (каждое — одной строкой с `fast_enabled()`).
+Внутри блока ещё и BLAS — в один поток (`course_lib/blas.py`): большие умножения делит по ядрам свой пул.
 Вне блока всё идёт по книге. Сама библиотека выключатель не включает; это делают те, кому нужна
 скорость, и говорят об этом: обучение в props/training.py, замеры урока 08, benchmarks/.
 
@@ -29,6 +30,7 @@ from course_lib.engine_room.gelu import fast_gelu
 from course_lib.engine_room.layer_norm import fast_layer_norm
 from course_lib.engine_room.linear import fast_linear
 from course_lib.engine_room.memory import keep_freed_memory
+from course_lib.blas import one_blas_thread
 
 _state = threading.local()        # у каждого потока свой выключатель
 
@@ -42,12 +44,14 @@ def fast(on=True):
     Выключатель действует только в том потоке, который вошёл в блок: другой поток (например,
     фоновый поток виджета) считает по книге, пока сам не войдёт в свой `with fast():`.
     Первый вход ещё и просит glibc держать освобождённую память (memory.py) — это на весь процесс.
+    BLAS внутри блока считает в один поток (course_lib/blas.py): мелкие умножения в два потока только ждут.
     """
     previous, _state.on = enabled(), check_bool(on, "on", "nt.fast", meaning=" (включить ли быстрый путь)")
     if _state.on:
         keep_freed_memory()       # один раз на процесс: см. memory.py
     try:
-        yield
+        with one_blas_thread() if _state.on else contextlib.nullcontext():
+            yield
     finally:
         _state.on = previous
 

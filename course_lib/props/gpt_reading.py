@@ -1,9 +1,9 @@
-"""Чтение обученного GPT (урок 10): точки отсчёта для потерь, свойства текста, оценки голов и их абляция.
+"""Чтение обученного GPT (урок 10): точки отсчёта для потерь, свойства текста, показатели голов и их абляция.
 
 - `unigram_loss`, `bigram_loss` — loss на проверке у моделей-счётчиков: с ними сравнивают loss GPT;
 - `known_word_share`, `longest_run` — измеримые свойства образца текста (вместо «на глаз»);
-- `head_scores` — три оценки каждой головы на окнах текста: на предыдущий символ, на последний
-  пробел, индукционная (на повторённом куске);
+- `head_scores` — три показателя каждой головы на окнах текста: на предыдущий символ, на последний
+  пробел, индукционный (на повторённом куске) — и те же показатели у ровного разброса;
 - `ablation_costs` — насколько вырастет loss на проверке, если выключить голову (`ablate` урока 09).
 """
 
@@ -66,16 +66,19 @@ def longest_run(sample):
 
 @dataclass
 class HeadScores:
-    """Оценки (layers, h) каждой головы — средний вес внимания:
+    """Показатели (layers, h) каждой головы — средний вес внимания:
     previous — на предыдущий символ (t -> t − 1);
     space — на последний пробел перед t, когда он не сосед (внутри слова: «где началось слово»);
-    induction — на повторённом куске: от символа второй копии на символ после его места в первой (q -> q − L + 1)."""
+    induction — на повторённом куске: от символа второй копии на символ после его места в первой (q -> q − L + 1);
+    even — точка отсчёта: те же три показателя у головы, которая делит вес поровну между всеми
+    символами, что видит (символу t — 1/(t + 1) на каждый): {'previous': …, 'space': …, 'induction': …}."""
     previous: np.ndarray
     space: np.ndarray
     induction: np.ndarray
+    even: dict
 
     def best(self, name):
-        """(слой, голова) с наибольшей оценкой name ('previous', 'space', 'induction')."""
+        """(слой, голова) с наибольшим показателем name ('previous', 'space', 'induction')."""
         score = getattr(self, name)
         return tuple(int(n) for n in np.unravel_index(np.argmax(score), score.shape))
 
@@ -111,7 +114,9 @@ def head_scores(model, windows, space_id, L=32):
         weights = model.attention_weights(repeated)
     q = np.arange(L, 2 * L - 1)                                        # второй копии, кроме последнего
     induction = weights[..., q, q - L + 1].mean(axis=(0, -1))          # (layers, h)
-    return HeadScores(previous, space, induction)
+    even = {"previous": float(np.mean(1 / (t + 1))), "space": float(np.mean(1 / (rows[:, 1] + 1))),
+            "induction": float(np.mean(1 / (q + 1)))}                 # ровный разброс: 1/(t + 1) на каждый символ
+    return HeadScores(previous, space, induction, even)
 
 
 def ablation_costs(model, val_windows, heads):

@@ -7,6 +7,7 @@
 копию сохранённого результата (`run_memory.py`).
 """
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +20,7 @@ from course_lib.functional import cross_entropy
 from course_lib.nn import GPT
 from course_lib.optim import Adam
 from course_lib.props.gpt_settings import run_settings
-from course_lib.props.progress import TextProgress
+from course_lib.props.progress import TrainingProgress
 from course_lib.props.run_memory import RunMemory
 from course_lib.props.text_file import min_text_length
 from course_lib.props.tokenizer import CharTokenizer, check_token_ids
@@ -28,6 +29,8 @@ from course_lib.rng import temporary_seed
 SAMPLE_SEED = 2026                        # образцы на всех снимках — из одного зерна: разница только в модели
 VAL_WINDOWS = 128                         # окон проверочной части для loss на проверке
 CACHE_SIZE = 4                            # сколько прогонов помнить
+WARMUP = 50                               # шагов разгона lr (learning_rate)
+BETAS = (0.9, 0.99)                       # Adam: с 0.999 квадраты градиентов помнились бы ~1000 шагов — дольше урока
 
 
 @dataclass
@@ -43,13 +46,15 @@ class Snapshot:
 @dataclass
 class GPTRun:
     """Итог train_gpt: модель, токенизатор, loss каждого шага (steps,) на его батче,
-    loss на проверке (val_losses) после val_steps шагов и снимки после snapshot_steps шагов."""
+    loss на проверке (val_losses) после val_steps шагов, снимки после snapshot_steps шагов и seconds —
+    процессорное время настоящего обучения (всех ядер; прогон из памяти отдаёт то же число)."""
     model: GPT
     tokenizer: CharTokenizer
     losses: np.ndarray
     val_steps: np.ndarray
     val_losses: np.ndarray
     snapshots: list
+    seconds: float
 
 
 def split_ids(ids, T, val_fraction):
@@ -85,14 +90,16 @@ def _check_windows(ids, T, where, count, name, meaning):
 
 
 def learning_rate(step, steps, lr, lr_final):
-    """lr шага step из steps (с 1): косинусом от lr на первом шаге до lr_final на последнем; None — всё время lr.
+    """lr шага step из steps (с 1): первые WARMUP шагов (не больше четверти steps) растёт от 0 до lr, дальше косинусом убывает
+    до lr_final на последнем шаге; lr_final=None — после разгона всё время lr.
 
-    Нужен долгому обучению чекпойнта: маленькие шаги в конце дают модели осесть в яме, а не прыгать
-    по её стенкам. Минутному прогону урока он вредит (зерно 1, 1000 шагов: 2.25 вместо 2.08) — там lr постоянный.
+    Разгон: в начале Adam ещё не знает типичной величины градиентов, и полный шаг lr = 0.008 сбивал
+    бы модель. Убывание: маленькие шаги в конце дают модели осесть в яме, а не прыгать по её стенкам.
     """
+    warm = min(1.0, step / max(1, min(WARMUP, steps // 4)))      # короткому прогону — короткий разгон
     if lr_final is None or steps <= 1:
-        return lr
-    return lr_final + 0.5 * (lr - lr_final) * (1 + np.cos(np.pi * (step - 1) / (steps - 1)))
+        return lr * warm
+    return warm * (lr_final + 0.5 * (lr - lr_final) * (1 + np.cos(np.pi * (step - 1) / (steps - 1))))
 
 
 def evaluate(model, windows, chunk=32):
@@ -110,8 +117,8 @@ def evaluate(model, windows, chunk=32):
     return total / len(windows)
 
 
-def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, batch=16, lr=3e-3,
-              lr_final=None, causal=True, val_fraction=0.1, eval_every=100, snapshot_steps=(), phrases=None, prompt=None,
+def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, batch=16, lr=8e-3,
+              lr_final=3e-4, causal=True, val_fraction=0.1, eval_every=100, snapshot_steps=(), phrases=None, prompt=None,
               sample_len=100, dtype=np.float32, progress=None):
     """Учит GPT(vocab, T, d_model, num_heads, num_layers) steps шагами Adam на окнах text (урок 10) -> GPTRun.
 
@@ -120,9 +127,10 @@ def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, 
     внимания на phrases. prompt и phrases по умолчанию (None) — gpt_settings.PROMPT и PHRASES, если их символы
     есть в тексте, иначе начало самого текста (`gpt_settings.py`).
     dtype — тип весов: float32 вдвое быстрее float64, а точности ему хватает.
-    progress(step, steps, loss) — после каждого шага; None — строка
-    текстом (TextProgress), в Jupyter — `course_lib.widgets.progress_bar()`.
-    lr_final — если задан, lr убывает косинусом от lr до lr_final (`learning_rate`).
+    progress(step, steps, loss) — перед первым шагом и после каждого; None — полоса tqdm
+    (TrainingProgress: в Jupyter — виджет, в терминале — строка текста).
+    lr — после WARMUP шагов разгона, дальше lr убывает косинусом до lr_final (`learning_rate`;
+    lr_final=None — постоянный). Adam — с betas=BETAS.
     causal=False — модель без причинной маски (урок 10 показывает, чему она тогда учится).
     Все аргументы проверяются до обучения, память и работа оцениваются заранее (`run_settings`).
     """
@@ -131,7 +139,7 @@ def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, 
                             eval_every=eval_every, snapshot_steps=snapshot_steps, phrases=phrases, prompt=prompt,
                             sample_len=sample_len, dtype=dtype, progress=progress, val_windows=VAL_WINDOWS)
     key = tuple(settings.items())                 # прогон помнится по именам и значениям аргументов
-    return _RUNS.recall(key, lambda: _train(**settings, progress=progress or TextProgress()))
+    return _RUNS.recall(key, lambda: _train(**settings, progress=progress or TrainingProgress()))
 
 
 _RUNS = RunMemory("train_gpt", CACHE_SIZE)
@@ -151,7 +159,7 @@ def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_f
     val_windows = fixed_windows(val_ids, T)
     with temporary_seed(seed):                                    # веса — из seed, зерно урока не сбиваем
         model = GPT(tokenizer.vocab_size, T, d_model, num_heads, num_layers, causal=causal).to(dtype)
-    optimizer = Adam(model.parameters(), lr=lr)
+    optimizer = Adam(model.parameters(), lr=lr, betas=BETAS)
     rng = np.random.default_rng(seed)
     val_at = sorted(set(range(0, steps + 1, eval_every)) | {steps} | set(snapshot_steps))
     losses, val_losses, snapshots = [], [], []
@@ -165,9 +173,10 @@ def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_f
 
     # Те же формулы быстрым путём (nt.fast(), урок 08). BLAS — в один поток: на матрицах 64×64
     # второй поток не ускоряет (benchmarks/training.py), а ядра занимает пул машинного отделения.
+    started = time.process_time()
     with fast(), one_blas_thread():
-        progress(0, steps, float("nan"))
         measure(0)
+        progress(0, steps, float("nan"))                          # часы полосы — с первого шага, после замера
         for step in range(1, steps + 1):
             windows = random_windows(train_ids, batch, T, rng)   # (N, T + 1)
             logits = model(windows[:, :-1])                       # (N, T, V)
@@ -180,4 +189,5 @@ def _train(text, steps, seed, T, d_model, num_heads, num_layers, batch, lr, lr_f
             progress(step, steps, losses[-1])
             if step in val_at:
                 measure(step)
-    return GPTRun(model, tokenizer, np.array(losses), np.array(val_at), np.array(val_losses), snapshots)
+    return GPTRun(model, tokenizer, np.array(losses), np.array(val_at), np.array(val_losses), snapshots,
+                  time.process_time() - started)

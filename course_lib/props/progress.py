@@ -1,56 +1,45 @@
-"""Прогресс долгого обучения: шаг, потери и сколько осталось — простым текстом (урок 10).
+"""Прогресс долгого обучения (урок 10): шаг, потери, сколько прошло и сколько осталось — полосой tqdm.
 
 Обучение зовёт `progress(step, steps, loss)` перед первым шагом (step = 0, loss = nan) и после
-каждого шага. Здесь — текстовая строка,
-которая переписывает себя (`\\r`) в терминале и в Jupyter; полоса-виджет для Jupyter —
-`course_lib.widgets.progress_bar()` с тем же текстом. Реквизит (props) виджетов не знает: ему
-передают готовую функцию, поэтому `import course_lib` не тянет ipywidgets.
+каждого шага. `TrainingProgress` — такая функция поверх `tqdm.auto`: в ядре Jupyter это полоса-виджет,
+в терминале и в скрипте — строка текста, которая переписывает себя. Полосу рисует tqdm, а выбирает
+её вид он сам; реквизит (props) о виджетах не знает, и `import course_lib` не тянет ни tqdm, ни
+ipywidgets: tqdm импортируется при первом вызове.
+
+Время — по часам (сколько вы ждёте), а не процессорное: процессорное время складывает все ядра.
 """
 
-import sys
-import time
+# Слева от полосы — шаг, справа — потери (в поле desc: у postfix tqdm дописывает запятую) и время;
+# так и в строке терминала, и по бокам виджета.
+BAR_FORMAT = "шаг {n_fmt} из {total_fmt} {bar} {desc} · прошло {elapsed} · осталось ≈ {remaining}"
 
 
-def progress_text(step, steps, loss, elapsed):
-    """«шаг 120 из 800 · потери 2.31 · прошло 0:12 · осталось ≈ 1:08» — elapsed в секундах."""
-    left = elapsed / step * (steps - step) if step else float("nan")
-    tail = f"осталось ≈ {clock(left)}" if step < steps else "готово"
-    loss = f"{loss:.3f}" if loss == loss else "—"          # nan (ещё ни одного шага) -> прочерк
-    return f"шаг {step} из {steps} · потери {loss} · прошло {clock(elapsed)} · {tail}"
+def loss_text(loss):
+    """«потери 2.310»; nan (ещё ни одного шага) — «потери —»."""
+    return f"потери {loss:.3f}" if loss == loss else "потери —"
 
 
-def clock(seconds):
-    """Секунды -> «1:05» (или «1:02:05»); nan -> «?»."""
-    if seconds != seconds:
-        return "?"
-    minutes, secs = divmod(int(round(seconds)), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+class TrainingProgress:
+    """progress(step, steps, loss) на полосе tqdm.auto: создаётся при первом вызове, закрывается на последнем шаге.
 
-
-class TextProgress:
-    """Строка прогресса в stream (по умолчанию — stderr, как у tqdm).
-
-    Короткий прогон ничего не печатает: строка появляется, когда обучение идёт дольше delay
-    секунд, и обновляется не чаще раза в every секунд; в конце — итог и перевод строки.
+    Прогон, взятый из памяти (train_gpt с теми же аргументами), progress не зовёт — полосы нет.
+    Короткий прогон (меньше delay секунд) ничего не показывает; обновления — не чаще раза в every секунд.
+    file — куда писать строку вне Jupyter (None — stderr, как у tqdm); tqdm_class — другой вид полосы
+    (по умолчанию tqdm.auto.tqdm: сам выбирает между виджетом и текстом).
     """
 
-    def __init__(self, stream=None, delay=2.0, every=0.5):
-        self.stream, self.delay, self.every = stream, delay, every
-        self.start = self.last = None
+    def __init__(self, delay=2.0, every=0.2, file=None, tqdm_class=None):
+        self.delay, self.every, self.file, self.tqdm_class = delay, every, file, tqdm_class
+        self.bar = None
 
     def __call__(self, step, steps, loss):
-        now = time.monotonic()
-        if self.start is None:
-            self.start = now
-        elapsed = now - self.start
-        shown = self.last is not None
-        if step < steps and (elapsed < self.delay or shown and now - self.last < self.every):
-            return
-        if step == steps and not shown and elapsed < self.delay:
-            return                                          # быстрый прогон: строка не нужна
-        stream = self.stream or sys.stderr
-        line = progress_text(step, steps, loss, elapsed).ljust(72)   # пробелы стирают хвост прошлой строки
-        stream.write("\r" + line + ("\n" if step == steps else ""))
-        stream.flush()
-        self.last = now
+        if self.bar is None:
+            tqdm = self.tqdm_class
+            if tqdm is None:
+                from tqdm.auto import tqdm
+            self.bar = tqdm(total=steps, initial=step, desc=loss_text(loss), bar_format=BAR_FORMAT, delay=self.delay,
+                            mininterval=self.every, file=self.file, dynamic_ncols=True)
+        self.bar.set_description_str(loss_text(loss), refresh=False)
+        self.bar.update(step - self.bar.n)
+        if step >= steps:
+            self.bar.close()

@@ -14,7 +14,6 @@ from course_lib.widgets.gpt import (gpt_heads_explorer, gpt_heads_view, samples_
 from course_lib.widgets.heads import heads_explorer, heads_view
 from course_lib.widgets.induction import ablation_explorer, ablation_view, induction_explorer, induction_view
 from course_lib.widgets.permutation import permutation_explorer, permutation_view
-from course_lib.widgets.progress import ProgressBar, progress_bar
 from course_lib.widgets.scaling import scaling_explorer, scaling_view
 from course_lib.widgets.soft_search import soft_search_explorer, soft_search_view
 from course_lib.widgets.softmax import softmax_explorer, softmax_view, temperature_heatmap, temperature_view
@@ -31,6 +30,6 @@ __all__ = [
     "training_explorer", "snapshot_view",                                # урок 07
     "online_softmax_explorer", "online_softmax_view", "local_window_explorer", "local_window_view",  # урок 08
     "induction_explorer", "induction_view", "ablation_explorer", "ablation_view",    # урок 09
-    "progress_bar", "ProgressBar", "samples_explorer", "samples_view",   # урок 10
+    "samples_explorer", "samples_view",   # урок 10
     "sampling_explorer", "sampling_view", "gpt_heads_explorer", "gpt_heads_view",
 ]

@@ -1,7 +1,7 @@
 """GPT урока 10: снимки обучения, генерация с ползунками (промпт, температура, top-k) и головы на фразах.
 
 `samples_view(run, step)` — что модель писала после step шагов; `sampling_view(model, tokenizer, prompt,
-temperature, top_k, seed)` — что модель допишет и с какими вероятностями выберет первый символ;
+temperature, top_k, seed)` — что модель допишет до конца своего окна и с какими вероятностями выберет первый символ;
 `gpt_heads_view(model, tokenizer, phrase, layer, head)` — веса одной головы на фразе.
 """
 
@@ -14,14 +14,13 @@ import numpy as np
 
 from course_lib import vis
 from course_lib.autograd.tensor import no_grad
-from course_lib.blas import one_blas_thread
 from course_lib.engine_room import fast
-from course_lib.nn.sampling import next_token_probs
+from course_lib.nn.sampling import next_token_probs, sample_next_token
 from course_lib.props.run_memory import weights_fingerprint
 from course_lib.widgets._live import Explorer, new_figure
 from course_lib.widgets.base import Painter, View, check_seed, clamp
 
-SAMPLE_LENGTH = 200          # сколько символов дописывает виджет
+MIN_NEW = 16                 # меньше символов виджет не дописывает: длинный промпт он укорачивает с начала
 SHOWN = 12                   # столбиков: самые вероятные первые символы
 TEMPERATURES = (0.1, 2.0)    # пределы ползунка температуры
 
@@ -46,22 +45,32 @@ def known_prompt(tokenizer, prompt, notes):
 @dataclass
 class SamplingView(View):
     prompt: str                # промпт, с которого пишет модель (только знакомые символы)
-    text: str                  # дописанные SAMPLE_LENGTH символов
+    text: str                  # дописанные символы: промпт и текст вместе — окно модели (max_len)
     labels: list               # (SHOWN,) первые символы-кандидаты
     probs: np.ndarray          # (SHOWN,) их вероятности при этих температуре и top-k
     temperature: float
     top_k: int                 # 0 — из всех
 
 
-def sampling_view(model, tokenizer, prompt="Внимание", temperature=0.8, top_k=0, seed=0, length=SAMPLE_LENGTH):
-    """Чистая функция: промпт, температура, top-k (0 — все символы), зерно -> дописанный текст и
-    вероятности первого символа. Генерация — model.generate с KV-кэшем."""
+def sampling_view(model, tokenizer, prompt="Внимание", temperature=0.8, top_k=0, seed=0):
+    """Чистая функция: промпт, температура, top-k (0 — все символы), зерно -> текст до конца окна модели
+    и вероятности первого символа.
+
+    Промпт и продолжение вместе — max_len символов (64 у модели урока): всё окно идёт через KV-кэш,
+    по одному проходу на символ (урок 08). За краем окна каждый символ пересчитывал бы всё окно заново —
+    впятеро дольше на кадр, поэтому виджет дальше окна не пишет (длинные тексты — model.generate).
+    """
     notes = []
     prompt = known_prompt(tokenizer, str(prompt), notes)
+    room = max(model.max_len - MIN_NEW, model.max_len // 2)             # сколько символов промпта помещается
+    if len(prompt) > room:
+        notes.append(f"Промпт длиннее {room} символов — беру последние {room}: "
+                     f"остальное окно модели ({model.max_len} символов) — под текст.")
+        prompt = prompt[-room:]
     temperature = clamp(round(float(temperature), 2), *TEMPERATURES, "температура", notes)
     top_k = clamp(int(top_k), 0, tokenizer.vocab_size, "top-k", notes)
     seed = check_seed(seed, notes)
-    logits, text = _sample(model, weights_fingerprint(model), tokenizer, prompt, temperature, top_k, seed, length)
+    logits, text = _sample(model, weights_fingerprint(model), tokenizer, prompt, temperature, top_k, seed)
     order = np.argsort(-logits, kind="stable")[:SHOWN]                      # самые вероятные — при любых τ и k
     probs = next_token_probs(logits, temperature, top_k or None)             # (V,): как у generate
     return SamplingView(prompt, text, [shown_char(tokenizer.vocab[i]) for i in order],
@@ -69,18 +78,30 @@ def sampling_view(model, tokenizer, prompt="Внимание", temperature=0.8, 
 
 
 @functools.lru_cache(maxsize=64)
-def _sample(model, fingerprint, tokenizer, prompt, temperature, top_k, seed, length):
-    """Логиты (V,) после промпта и length дописанных символов — на каждое положение ползунков один раз.
+def _sample(model, fingerprint, tokenizer, prompt, temperature, top_k, seed):
+    """Логиты первого символа (V,) и текст до конца окна — на каждое положение ползунков один раз.
 
-    Быстрым путём (nt.fast(), урок 08) и в один поток BLAS: на матрицах 64 × 64 второй поток только мешает.
-    Первые max_len символов идут через KV-кэш, дальше окно сдвигается и считается заново на каждом символе.
+    Промпт — один проход, дальше по символу через KV-кэш: это ветка model.generate с кэшем, и текст тот же,
+    что у generate с тем же rng (проверяет tests/test_widgets_gpt.py). Логиты первого символа — из того же
+    прохода промпта. Быстрым путём (nt.fast(), урок 08: в нём и BLAS в один поток).
     """
     ids = tokenizer.encode(prompt)[None]                                     # (1, T0)
-    with fast(), one_blas_thread(), no_grad():
-        logits = model(ids[:, -model.max_len:]).data[0, -1]                  # (V,)
-        out = model.generate(ids, length, temperature=temperature, top_k=top_k or None,
-                             rng=np.random.default_rng(seed))
-    return logits.astype(float), tokenizer.decode(out[0, ids.shape[1]:])
+    rng = np.random.default_rng(seed)
+    new = model.max_len - ids.shape[1]
+    with fast(), no_grad():
+        if not model.causal:                                                 # без маски кэш не годится
+            logits = model(ids).data[:, -1]
+            return logits[0].astype(float), tokenizer.decode(
+                model.generate(ids, new, temperature, top_k or None, rng)[0, ids.shape[1]:])
+        caches = model.new_cache(1)
+        logits = model.step(ids, caches).data[:, -1]                         # (1, V): промпт одним проходом
+        first, written = logits[0].astype(float), []
+        for i in range(new):
+            next_ids = sample_next_token(logits, temperature, top_k or None, rng)   # (1,)
+            written.append(int(next_ids[0]))
+            if i < new - 1:
+                logits = model.step(next_ids[:, None], caches).data[:, -1]   # (1, V): только новый символ
+    return first, tokenizer.decode(np.array(written, dtype=np.int64))
 
 
 class SamplingPainter(Painter):
@@ -113,9 +134,9 @@ class SamplingPainter(Painter):
 
 
 def sampling_explorer(model, tokenizer, prompt="Внимание", temperature=0.8, top_k=0):
-    """Промпт, температура, top-k и зерно -> SAMPLE_LENGTH символов от модели.
+    """Промпт, температура, top-k и зерно -> текст модели до конца её окна.
 
-    Кадр — полсекунды и больше (генерация, не рисование), поэтому ползунки обновляют его, когда ручку отпустили.
+    Кадр — это десятки проходов модели (генерация, не рисование), поэтому ползунки обновляют его, когда ручку отпустили.
     """
     controls = {
         "prompt": widgets.Text(value=prompt, description="промпт", continuous_update=False),
