@@ -598,7 +598,8 @@ full = TinyLM([nt.nn.TransformerBlock(32, num_heads=2) for _ in range(2)], d_mod
 full_history = train_induction(full, steps=600, seed=0, lr=3e-3)
 full_seconds = full_history.seconds
 full_report = evaluate(full)
-print(f"параметров: {full.num_params():,} (у модели из одного внимания {model.num_params():,})")
+print(f"параметров: {full.num_params():,} (у модели из одного внимания {model.num_params():,}, "
+      f"в {full.num_params() / model.num_params():.1f} раза меньше)")
 print("потери второй копии < 1.0 нат:", full_report.second < 1.0)
 print(f"голова предыдущего токена в слое 0 (≥ 0.5): {full_report.previous[full_report.previous_head()] >= 0.5}; "
       f"индукционная в слое 1 (≥ 0.6): {full_report.prefix[full_report.induction_head()] >= 0.6}")
