@@ -187,3 +187,17 @@ def test_kernels_started_with_the_dir_check_figures(tmp_path):
     assert "поймано: подписи картинки выходят за край фигуры" in out.stdout, out.stdout + out.stderr
     assert "поймано: подписи картинки слишком мелкие" in out.stdout, out.stdout + out.stderr
     assert "поймано: легенда закрывает данные" in out.stdout, out.stdout + out.stderr
+
+
+def test_points_of_a_scatter_count_as_data_and_an_equal_aspect_plane_is_not_checked():
+    """Урок 01: точки слов на плоскости — данные; у плоскости с равным масштабом ось y идёт за осью x."""
+    fig, ax = plt.subplots(figsize=(4, 3), layout="constrained")
+    ax.scatter([0, 1, 2], [10, 50, 90])
+    ax.axhline(0)
+    ax.set_ylim(0, 100)
+    assert empty_axis(fig) == []
+    ax.set_ylim(0, 1000)
+    assert "от 0 до 1000" in " ".join(empty_axis(fig))
+    points = np.array([[-3.0, 0.1], [3.0, -0.2], [2.0, 0.3]])
+    fig = vis.vectors_2d(points, ["а", "б", "в"])
+    assert empty_axis(fig) == []

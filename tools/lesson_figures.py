@@ -155,12 +155,14 @@ def empty_axis(fig, emptiest=EMPTIEST):
     fig.canvas.draw()
     found = []
     for ax in fig.axes:
-        if not ax.get_visible() or ax.get_yscale() != "linear":
-            continue
+        if not ax.get_visible() or ax.get_yscale() != "linear" or ax.get_aspect() != "auto":
+            continue                           # плоскость с равным масштабом: ось y идёт за осью x
         low, high = sorted(ax.get_ylim())
         if np.isclose(low, 0) and np.isclose(high, 1):
             continue
         values = [np.asarray(line.get_ydata(), float) for line in _plotted_lines(ax) if _y_in_data(line, ax)]
+        values += [np.asarray(c.get_offsets(), float)[:, 1] for c in ax.collections
+                   if c.get_visible() and c.get_offset_transform().contains_branch(ax.transData) and len(c.get_offsets())]
         values += [np.array([p.get_y(), p.get_y() + p.get_height()]) for p in ax.patches
                    if p.get_visible() and hasattr(p, "get_height") and p.get_height() != 0]
         values = np.concatenate(values) if values else np.array([])
