@@ -287,11 +287,16 @@ def _go_to(page, ident, data, k):
 @pytest.mark.parametrize("name", [n for n in _page_names() if re.match(r"\d\d_", n)])
 def test_from_every_drawn_frame_every_slider_that_can_move_moves(browser, site, name):
     """Не только из начального положения: у урока 08 «прочитано» меняет пределы вслед за «блок B» (sync),
-    и ползунок должен двигать кадр при любом B — из каждого нарисованного кадра, с клавиатуры."""
+    и ползунок должен двигать кадр при любом B — из каждого нарисованного кадра, с клавиатуры.
+
+    Только у проигрывателей со всеми сочетаниями («full»); у нарисованных по одному ползунку кадр вне начальных
+    положений остальных — край: при T = 7 у урока 05 «запрос №» 6 не нарисован (при начальном T = 6 его нет)."""
     page, _, _ = _open(browser, site, name)
     try:
         for ident in page.evaluate("() => [...document.querySelectorAll('section.player')].map(s => s.id)"):
             data = json.loads(page.locator(f"#{ident} .player-data").text_content())
+            if not data["full"]:
+                continue
             specs = {spec["name"]: spec for spec in data["controls"]}
             stuck = []
             for k, frame in enumerate(data["frames"]):
