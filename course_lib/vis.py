@@ -118,6 +118,7 @@ def heads(weights, tokens, title=None, axes=None, mask=None, ncols=4, cax=None, 
         fig, grid = plt.subplots(rows, cols, figsize=(0.5 + 2.6 * cols, 0.6 + 2.6 * rows),
                                  layout="constrained", squeeze=False)
         axes = list(grid.flat)
+        fig.supxlabel("ключ")                                 # одна подпись под всеми панелями; у чужих осей — своя
     else:
         axes = list(np.ravel(axes))
         fig = axes[0].figure

@@ -420,13 +420,13 @@ from course_lib.props.induction_training import prefix_matching_scores, previous
 
 snap_previous = previous_token_scores(history.snapshots)[:, 0].max(axis=-1)     # (S,): лучшая голова слоя 0
 snap_prefix = prefix_matching_scores(history.snapshots)[:, 1].max(axis=-1)      # (S,): лучшая голова слоя 1
-fig, ax = plt.subplots(figsize=(7, 3.2), layout="constrained")
+fig, ax = plt.subplots(figsize=(7, 3.8), layout="constrained")
 ax.plot(history.snapshot_steps, snap_previous, color="#e8384f", label="вес на предыдущий токен, слой 0")
 ax.plot(history.snapshot_steps, snap_prefix, color="#21918c", label="совпадение префикса, слой 1")
 ax.plot(steps, smooth(history.second) / np.log(VOCAB), color=vis.BAR_COLOR, lw=1, label="потери второй копии / ln V")
 ax.axvline(phase, color="black", lw=1, ls=":", label="фазовый переход")
 ax.set(xlabel="шаг обучения", ylabel="оценка (вес)", title="Обе половины механизма появляются вместе", xlim=(0, 500))
-ax.legend(fontsize=8)
+fig.legend(loc="outside lower center", ncol=2, fontsize=8)   # под осями: кривые идут по всей высоте
 plt.show()
 before, after = history.snapshot_steps <= phase - 50, history.snapshot_steps >= phase + 100
 early = bool((snap_previous[before] < 0.4).all() and (snap_prefix[before] < 0.4).all())

@@ -186,13 +186,13 @@ assert run.val_losses[-1] <= 2.1 and run.val_losses[-1] < baselines["бигра�
 from course_lib.props.induction_training import smooth
 
 train_curve = smooth(run.losses, 50)
-fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")
+fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
 ax.plot(np.arange(1, STEPS + 1), train_curve, color=vis.BAR_COLOR, label="обучение (сглажено)")
 ax.plot(run.val_steps, run.val_losses, "o-", color="#e8384f", label="проверка")
 for (name, loss), style in zip(baselines.items(), [":", "--", "-."]):
     ax.axhline(loss, color="grey", ls=style, lw=1, label=name)
 ax.set(xlabel="шаг обучения", ylabel="потери, наты на символ", title="GPT учится писать как курс", ylim=(1.5, 5.5))
-ax.legend(fontsize=8)
+fig.legend(loc="outside lower center", ncol=3, fontsize=8)   # под осями: линии отсчёта идут через всю ширину
 plt.show()
 gap = run.val_losses[-1] - train_curve[-1]
 print("в конце потери на проверке выше, чем на обучении, но меньше чем на 0.3 ната:", 0 < gap < 0.3)

@@ -271,6 +271,53 @@ def test_page_offline_no_errors_figures_described_every_control_moves_the_frame(
         page.close()
 
 
+def _go_to(page, ident, data, k):
+    """Ставит ползунки проигрывателя как в кадре k — как ученик, по одному, — и возвращает, какой кадр показан."""
+    return page.evaluate("""([id, names, specs, values]) => {
+        const s = document.getElementById(id);
+        names.forEach((name, j) => {
+            const input = s.querySelector(`[data-name="${name}"]`), kind = specs[name].kind;
+            if (kind === 'check') input.checked = !!values[j]; else input.value = String(values[j]);
+            input.dispatchEvent(new Event(kind === 'range' || kind === 'log' ? 'input' : 'change'));
+        });
+        return +s.dataset.frame;
+    }""", [ident, data["names"], {spec["name"]: spec for spec in data["controls"]}, data["frames"][k]["v"]])
+
+
+@pytest.mark.parametrize("name", [n for n in _page_names() if re.match(r"\d\d_", n)])
+def test_from_every_drawn_frame_every_slider_that_can_move_moves(browser, site, name):
+    """Не только из начального положения: у урока 08 «прочитано» меняет пределы вслед за «блок B» (sync),
+    и ползунок должен двигать кадр при любом B — из каждого нарисованного кадра, с клавиатуры.
+
+    Только у проигрывателей со всеми сочетаниями («full»); у нарисованных по одному ползунку кадр вне начальных
+    положений остальных — край: при T = 7 у урока 05 «запрос №» 6 не нарисован (при начальном T = 6 его нет)."""
+    page, _, _ = _open(browser, site, name)
+    try:
+        for ident in page.evaluate("() => [...document.querySelectorAll('section.player')].map(s => s.id)"):
+            data = json.loads(page.locator(f"#{ident} .player-data").text_content())
+            if not data["full"]:
+                continue
+            specs = {spec["name"]: spec for spec in data["controls"]}
+            stuck = []
+            for k, frame in enumerate(data["frames"]):
+                assert _go_to(page, ident, data, k) == k, f"{ident}: кадр {frame['v']} не достать ползунками"
+                for at, control in enumerate(data["names"]):
+                    spec = specs[control]
+                    if spec["kind"] not in ("range", "log"):
+                        continue
+                    low, high = frame["r"].get(control, [spec["min"], spec["max"]])
+                    if high <= low:
+                        continue                      # у ползунка одно положение: двигать некуда
+                    _go_to(page, ident, data, k)
+                    _press(page, f"#{ident}-{control}", spec["kind"], abs(frame["v"][at] - high) < 1e-9)
+                    after = data["frames"][_state(page, ident)["frame"]]["v"][at]
+                    if after == frame["v"][at]:
+                        stuck.append(f"«{control}» в кадре {frame['v']}")
+            assert stuck == [], f"{ident}: ползунок с клавиатуры не сдвинул кадр: {', '.join(stuck)}"
+    finally:
+        page.close()
+
+
 @pytest.fixture(scope="session")
 def lesson_widgets():
     """Виджеты уроков PIXEL_LESSONS, исполненных ещё раз: {id проигрывателя: (виджет, положения при показе)}."""

@@ -179,15 +179,17 @@ def test_scaling_view_spread(d_k):
     assert np.isclose(raw.weights.sum(), 1) and np.isclose(scaled.weights.sum(), 1)
     live = LiveFigure(ScalingPainter(), new_figure(8, 3))
     live.render(raw)
-    painter = live.painter            # столбики меняют высоту: ждём перемен в их осях и в заголовках
-    changing = [painter.hist[0].axes, painter.bars[0].axes, painter.hist_title, painter.weight_title]
-    before, where = live.frame.copy(), pixels_of(live.fig, changing)
+    def changing(painter):            # столбики меняют высоту, а ось гистограммы — верх (по росту столбиков)
+        hist_ax = painter.hist[0].axes
+        return [hist_ax, *hist_ax.get_yticklabels(), *hist_ax.yaxis.get_ticklines(), hist_ax.yaxis.label, painter.bars[0].axes,
+                painter.hist_title, painter.weight_title]
+    before, where = live.frame.copy(), pixels_of(live.fig, changing(live.painter))
     live.render(scaled)
     assert np.array_equal(heights(live.painter.bars), scaled.weights)
     assert heights(live.painter.hist).sum() == ((scaled.sample_scores >= -40) & (scaled.sample_scores <= 40)).sum()
     assert f"{scaled.spread:.2f}" in live.painter.hist_title.get_text()
     if d_k > 1:                           # при d_k = 1 деление ничего не меняет, кроме подписи
-        assert_changes_only_inside(before, live.frame, where | pixels_of(live.fig, changing))
+        assert_changes_only_inside(before, live.frame, where | pixels_of(live.fig, changing(live.painter)))
 
 
 def test_scaling_saturates_without_sqrt():

@@ -338,7 +338,7 @@ class Player:
     def html(self):
         specs = [_spec(n, c) for n, c in self.controls.items()]
         data = {"names": self.names, "controls": specs, "frames": list(self.frames.values()),
-                "start": [_position(self.controls[n]) for n in self.names]}
+                "start": [_position(self.controls[n]) for n in self.names], "full": self.full}
         first = self.frames[tuple(data["start"])] if tuple(data["start"]) in self.frames else data["frames"][0]
         mode = ("Нарисованы все сочетания положений ползунков." if self.full else
                 "Сочетаний слишком много: каждый ползунок двигается один, остальные при этом возвращаются "

@@ -1,9 +1,15 @@
-"""Проверка картинок уроков: ни одна подпись не вылезает за край фигуры и не мельче 7 pt на экране.
+"""Проверка картинок уроков: что ученик увидит испорченным, а глаз автора мог пропустить (CHECKS).
+
+- ни одна подпись не вылезает за край фигуры и не мельче 7 pt на экране;
+- легенда не лежит на линии, точке или столбике своих осей;
+- точки (маркеры) целиком в рамке осей — не срезаны ею наполовину и не лежат поверх неё;
+- линейная ось y не уходит далеко за данные (данные — не меньше 40 % её высоты; шкала весов 0…1 — договор курса).
 
 Тесты кладут этот файл в автозапуск ядер, в которых nbval исполняет уроки (`kernel_ipython_dir`;
 его зовут conftest.py в корне и tools/lesson_passes.py): `plt.show()` показывает открытые
-фигуры как обычно и тут же их проверяет. Если заголовок, подпись оси, деление или
-легенда не помещаются в фигуру или подпись на экране мельче 7 pt, ячейка падает, и nbval называет урок и ячейку. Ученику эта
+фигуры как обычно и тут же их проверяет. Если проверка что-то нашла, ячейка падает,
+и nbval называет урок и ячейку. Кадры виджетов проверяют tests/test_lesson_figures.py (без оси за
+данными: у виджета одна шкала на все положения ползунка бывает нарочно). Ученику эта
 проверка не мешает: в `make lab` её нет. (Inline-картинка Jupyter обрезается по содержимому и
 вылезшую подпись спрятала бы — а в виджете или в сохранённом файле она обрезана.)
 """
@@ -54,6 +60,139 @@ def small_text(fig, smallest=SMALLEST):
             f"{size} pt на экране, нужно не мельче {smallest:g} pt" for size, texts in sorted(found.items())]
 
 
+def _name(artist):
+    label = artist.get_label()
+    return "без подписи" if label.startswith("_") else label
+
+
+def _plotted_lines(ax):
+    """Линии данных осей (без линий легенды и без невидимых)."""
+    return [line for line in ax.lines if line.get_visible() and len(line.get_xdata()) > 0]
+
+
+def legend_over_data(fig):
+    """Какие легенды лежат поверх нарисованного: линии, точки или столбика своих осей — список описаний."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if not ax.get_visible() or legend is None or not legend.get_visible():
+            continue
+        box = legend.get_window_extent(renderer)
+        covered = [_name(line) for line in _plotted_lines(ax) if _line_crosses(line, box)]
+        covered += ["столбик" for patch in ax.patches if patch.get_visible() and _patch_overlaps(patch, box)]
+        if covered:
+            found.append(f"легенда осей «{ax.get_title() or ax.get_label() or 'без заголовка'}» лежит поверх "
+                         f"{', '.join(f'«{c}»' for c in dict.fromkeys(covered))}: передвиньте её (loc=…) или вынесите за оси")
+    return found
+
+
+def _on_screen(line):
+    """Точки линии в пикселях фигуры (N, 2), без NaN."""
+    import numpy as np
+
+    points = line.get_transform().transform(np.asarray(line.get_xydata(), float))
+    return points[np.isfinite(points).all(axis=1)]
+
+
+def _has_markers(line):
+    return line.get_marker() not in (None, "None", "none", "", " ") and line.get_markersize() > 0
+
+
+def _line_crosses(line, box):
+    from matplotlib.path import Path
+
+    points = _on_screen(line)
+    if len(points) > 1 and line.get_linestyle() not in ("None", "none", "", " ") \
+            and Path(points).intersects_bbox(box, filled=False):
+        return True
+    return _has_markers(line) and any(box.contains(x, y) for x, y in points)
+
+
+def _patch_overlaps(patch, box):
+    extent = patch.get_window_extent()
+    return extent.width > 0 and extent.height > 0 and extent.overlaps(box)
+
+
+def markers_past_axes(fig, tolerance=0.5):
+    """Какие точки (маркеры линий) вылезают за рамку осей или срезаны ею наполовину — список описаний."""
+    import numpy as np
+
+    fig.canvas.draw()
+    found = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        frame = ax.get_window_extent()
+        for line in _plotted_lines(ax):
+            if not _has_markers(line):
+                continue
+            radius = line.get_markersize() / 2 * fig.dpi / 72
+            points = _on_screen(line)
+            inside = ((points[:, 0] > frame.x0 - radius) & (points[:, 0] < frame.x1 + radius)
+                      & (points[:, 1] > frame.y0 - radius) & (points[:, 1] < frame.y1 + radius))
+            if line.get_clip_on():
+                points = points[inside]            # точки целиком за осями срезаны — их нет на картинке вовсе
+            past = ((points[:, 0] - radius < frame.x0 - tolerance) | (points[:, 0] + radius > frame.x1 + tolerance)
+                    | (points[:, 1] - radius < frame.y0 - tolerance) | (points[:, 1] + radius > frame.y1 + tolerance))
+            if past.any():
+                found.append(f"точки «{_name(line)}» на осях «{ax.get_title() or 'без заголовка'}»: "
+                             f"{int(past.sum())} из {len(points)} не помещаются в рамку осей — расширьте пределы осей")
+    return found
+
+
+EMPTIEST = 0.6       # доля оси y без данных, больше которой ось «пустая»
+
+
+def empty_axis(fig, emptiest=EMPTIEST):
+    """На каких осях линейная ось y уходит далеко за данные (данные занимают меньше 1 − emptiest её) — список описаний.
+
+    Ось весов и вероятностей 0…1 — договор курса (одна шкала на одно значение), её не проверяем.
+    """
+    import numpy as np
+
+    fig.canvas.draw()
+    found = []
+    for ax in fig.axes:
+        if not ax.get_visible() or ax.get_yscale() != "linear" or ax.get_aspect() != "auto":
+            continue                           # плоскость с равным масштабом: ось y идёт за осью x
+        low, high = sorted(ax.get_ylim())
+        if np.isclose(low, 0) and np.isclose(high, 1):
+            continue
+        values = [np.asarray(line.get_ydata(), float) for line in _plotted_lines(ax) if _y_in_data(line, ax)]
+        values += [np.asarray(c.get_offsets(), float)[:, 1] for c in ax.collections
+                   if c.get_visible() and c.get_offset_transform().contains_branch(ax.transData) and len(c.get_offsets())]
+        values += [np.array([p.get_y(), p.get_y() + p.get_height()]) for p in ax.patches
+                   if p.get_visible() and hasattr(p, "get_height") and p.get_height() != 0]
+        values = np.concatenate(values) if values else np.array([])
+        values = values[np.isfinite(values)]
+        if len(values) == 0 or high <= low:
+            continue
+        shown = (min(values.max(), high) - max(values.min(), low)) / (high - low)
+        if shown < 1 - emptiest:
+            found.append(f"ось y осей «{ax.get_title() or 'без заголовка'}» — от {low:g} до {high:g}, а данные — "
+                         f"от {values.min():.3g} до {values.max():.3g}: они занимают {shown:.0%} высоты")
+    return found
+
+
+def _y_in_data(line, ax):
+    """y линии — в данных (у axvline он в долях осей: от 0 до 1 высоты, не данные)."""
+    return line.get_transform().contains_branch_seperately(ax.transData)[1]
+
+
+CHECKS = [(text_outside, "подписи картинки выходят за край фигуры"),
+          (small_text, "подписи картинки слишком мелкие"),
+          (legend_over_data, "легенда закрывает данные"),
+          (markers_past_axes, "точки срезаны рамкой осей"),
+          (empty_axis, "ось уходит далеко за данные")]
+
+
+def problems(fig):
+    """Все находки всех проверок для одной фигуры: список строк «что не так: где»."""
+    return [f"{header}: {found}" for check, header in CHECKS for found in check(fig)]
+
+
 def install():
     """Подменяет plt.show на «проверить, потом показать» (зовётся в автозапуске ядра)."""
     import matplotlib.pyplot as plt
@@ -69,12 +208,10 @@ def install():
         for fig in figures:
             if not hasattr(fig.canvas, "get_renderer"):      # показанную фигуру inline закрыл: холст для проверки
                 FigureCanvasAgg(fig)
-        outside = [p for fig in figures for p in text_outside(fig)]
-        if outside:
-            raise AssertionError("подписи картинки выходят за край фигуры:\n" + "\n".join(outside))
-        small = [p for fig in figures for p in small_text(fig)]
-        if small:
-            raise AssertionError("подписи картинки слишком мелкие:\n" + "\n".join(small))
+        for check, header in CHECKS:
+            found = [p for fig in figures for p in check(fig)]
+            if found:
+                raise AssertionError(f"{header}:\n" + "\n".join(found))
         return shown
 
     plt.show = checked_show

@@ -109,13 +109,14 @@ class OnlineSoftmaxPainter(Painter):
         scores_ax.legend(loc="upper left", fontsize=8)
         scores_ax.set_xlabel("ключ j")
         scores_ax.set_ylabel("оценка s_j")
-        low, high = min(view.scores.min(), 0) - 0.5, view.scores.max() + 1
+        low = min(view.scores.min(), 0) - 0.5
+        high = view.scores.max() + 0.35 * (view.scores.max() - low) + 0.5   # сверху место легенде: m под ней не проходит
         scores_ax.set_ylim(low, high)
 
         self.weight_bars = list(weights_ax.bar(keys, view.weights_so_far, color=vis.BAR_COLOR, label="exp(s_j − m) / ℓ сейчас"))
         weights_ax.plot(keys, view.weights, "o", color="#a00", ms=4, label="softmax всей строки")
         weights_ax.legend(loc="upper left", fontsize=8)
-        weights_ax.set_ylim(0, 1)
+        weights_ax.set_ylim(-0.03, 1.03)                   # точки у 0 и у 1 — целиком, не срезанные рамкой
         weights_ax.set_xlabel("ключ j")
         weights_ax.set_ylabel("вес")
 

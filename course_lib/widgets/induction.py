@@ -71,7 +71,7 @@ class InductionPainter(Painter):
         loss_ax.axhline(np.log(VOCAB), color="grey", ls="--", lw=1, label="ln V: наугад")
         self.cursor = loss_ax.axvline(0, color="black", lw=1)
         loss_ax.set(xlim=(0, len(steps)), xlabel="шаг обучения", ylabel="потери, наты")
-        loss_ax.legend(loc="lower left", fontsize=8)   # слева внизу кривые не бывают: в начале обучения потери высоки
+        loss_ax.legend(loc="center left", bbox_to_anchor=(1.005, 0.5), fontsize=8)   # справа от осей: ни на одной кривой
         self.images = [ax.images[0] for ax in head_axes]
         self.title = loss_ax.set_title(" ")
         return [*self.images, self.first_line, self.second_line, self.cursor, self.title]

@@ -44,18 +44,24 @@ def permutation_view(sentence, shuffle, positional, seed=0):
     return PermutationView(tokens, order, weights, permuted, moved, message=" ".join(notes))
 
 
+def colour_top(view):
+    """Верх цветовой шкалы: наибольший вес обеих карт, вверх до 0.1. Случайные веса редко выше 0.5,
+    и на шкале 0…1 они были бы ровной мутью — шкала 0…верх показывает их разброс."""
+    return min(1.0, float(np.ceil(max(view.weights.max(), view.permuted.max()) * 10)) / 10)
+
+
 class PermutationPainter(Painter):
     """Веса до и после перестановки. Раскладка — само предложение: порядок токенов справа меняется
     без перестройки фигуры (подписи справа — меняющиеся тексты поверх прозрачных подписей делений)."""
 
     def layout_key(self, view):
-        return tuple(view.tokens)
+        return tuple(view.tokens), colour_top(view)
 
     def draw(self, fig, view):
-        T = len(view.tokens)
+        T, top = len(view.tokens), colour_top(view)
         (first, second), cax = layout.heatmap_row(fig, view.tokens, panels=2, top=0.75)
-        vis.heatmap(view.weights, view.tokens, view.tokens, title="исходный порядок", ax=first, colorbar=False)
-        vis.heatmap(view.permuted, view.tokens, view.tokens, title="после перестановки", ax=second, cax=cax)
+        vis.heatmap(view.weights, view.tokens, view.tokens, title="исходный порядок", ax=first, colorbar=False, vmax=top)
+        vis.heatmap(view.permuted, view.tokens, view.tokens, title="после перестановки", ax=second, cax=cax, vmax=top)
         second.tick_params(labelcolor="none")              # место под подписи — как у настоящих, текст — ниже
         below = transforms.offset_copy(second.get_xaxis_transform(), fig=fig, y=-7, units="points")
         beside = transforms.offset_copy(second.get_yaxis_transform(), fig=fig, x=-7, units="points")

@@ -14,6 +14,7 @@ from course_lib.widgets.base import Painter, View, check_seed, clamp, whole
 N_KEYS = 8          # ключей у одного запроса на столбиках справа
 N_SAMPLES = 4000    # пар (q, k) для гистограммы разброса оценок
 BINS = np.linspace(-40, 40, 81)
+HEIGHTS = (100, 150, 200, 300, 400, 600, 800, 1200, 1800, 2400)   # верх оси гистограммы: ближайший над самым высоким столбиком
 
 D_K_MAX = 4096              # больше ползунку не нужно: 4000 оценок по 4096 чисел — уже 130 МБ на q и k
 
@@ -44,13 +45,22 @@ def scaling_view(d_k, scaled, seed=0):
                        message=" ".join(notes))
 
 
+def histogram_top(view):
+    """Верх оси гистограммы: из HEIGHTS, выше самого высокого столбика (узкая гистограмма — выше, широкая — ниже)."""
+    peak = np.histogram(view.sample_scores, BINS)[0].max() * 1.08
+    return next((top for top in HEIGHTS if top >= peak), HEIGHTS[-1])
+
+
 class ScalingPainter(Painter):
+    def layout_key(self, view):
+        return histogram_top(view)              # ось x одна на все d_k, ось y — по высоте столбиков
+
     def draw(self, fig, view):
         grid = layout.Inches(fig, 9, 3.8)                 # одна раскладка на все d_k
         hist_ax, weight_ax = grid.axes(0.8, 0.55, 3.6, 2.6), grid.axes(5.3, 0.55, 3.5, 2.6)
         counts, _ = np.histogram(view.sample_scores, BINS)
         self.hist = list(hist_ax.bar(BINS[:-1], counts, width=np.diff(BINS), align="edge", color=vis.BAR_COLOR))
-        hist_ax.set_ylim(0, N_SAMPLES * 0.45)
+        hist_ax.set_ylim(0, histogram_top(view))
         hist_ax.set_xlabel("оценка q·k")
         hist_ax.set_ylabel(f"сколько из {N_SAMPLES} пар")
         self.bars = list(weight_ax.bar(range(N_KEYS), view.weights, color=vis.BAR_COLOR))

@@ -73,14 +73,15 @@ class SnapshotPainter(Painter):
         vis.heatmap(view.weights, view.tokens, view.tokens, title=" ", ax=matrix_ax, cax=cax)
         vis.row(view.weights, view.tokens, view.query, ax=bar_ax, title=" ")
         bar_ax.set_ylabel(ROW_LABEL)
+        bar_ax.set_xlabel("ключ: на кого смотрим")
         steps = np.arange(1, len(view.losses) + 1)
         loss_ax.plot(steps, view.losses, color=vis.BAR_COLOR, lw=1.5)
         loss_ax.set_yscale("log")
-        loss_ax.set_xlim(0, len(view.losses))
+        loss_ax.set_xlim(-0.025 * len(view.losses), 1.025 * len(view.losses))   # точка шага 0 и последнего — целиком
+        loss_ax.margins(y=0.12)
         loss_ax.set_xlabel("шаг обучения")
         loss_ax.set_ylabel("потери (лог. шкала)")
-        (self.marker,) = loss_ax.plot([view.step], [view.loss], "o", color="#e8384f", markersize=8,
-                                      clip_on=False)        # на последнем шаге точка у края оси: целиком, не половинкой
+        (self.marker,) = loss_ax.plot([view.step], [view.loss], "o", color="#e8384f", markersize=8)
         self.cursor = loss_ax.axvline(view.step, color="#e8384f", lw=1)
         self.image, self.title = matrix_ax.images[0], matrix_ax.title
         self.bars, self.bar_title, self.loss_title = list(bar_ax.patches), bar_ax.title, loss_ax.title
