@@ -8,11 +8,10 @@ efficient, measure, nt.fast. Строка таблицы — вызов с пл�
 """
 
 import re
-from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pytest
+from refusal_rows import Row
 
 import course_lib as nt
 from course_lib import measure, optim
@@ -32,14 +31,6 @@ ENGLISH = ("could not", "operands", "unsupported operand", "not understood", "ou
            "cannot be interpreted", "negative dimensions", "argument must be", "not supported between", "inhomogeneous")
 
 
-@dataclass
-class Row:
-    name: str
-    call: Callable
-    error: type
-    expected: str          # регулярное выражение: что ожидалось
-    arrived: str           # регулярное выражение: что пришло
-    issue: bool = False    # пример из текста задачи
 
 
 def t():

@@ -14,11 +14,10 @@ import pickle
 import re
 import signal
 import zipfile
-from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pytest
+from refusal_rows import Row
 from threadpoolctl import threadpool_info
 
 import course_lib as nt
@@ -46,14 +45,6 @@ TINY = dict(T=8, d_model=16, num_heads=2, num_layers=1, batch=8, lr=1e-2, eval_e
 LESSON = dict(T=64, d_model=64, num_heads=4, num_layers=4, batch=16)   # размеры урока 10
 
 
-@dataclass
-class Row:
-    name: str
-    call: Callable
-    error: type
-    expected: str          # регулярное выражение: что ожидалось
-    arrived: str           # регулярное выражение: что пришло
-    issue: bool = False    # пример из текста задачи 27
 
 
 def gpt(**kwargs):
