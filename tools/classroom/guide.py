@@ -196,7 +196,7 @@ def plan_section(costs):
                      f"{len(exercises.BY_LESSON.get(number, ())) or '—'} |")
     if costs:
         where = costs["machine"]
-        limit = ("с пределами ученика (" + ", ".join(f"{k}={v}" for k, v in where["class_limits"].items()) + ")"
+        limit = ("с пределами ученика (" + ", ".join(f"{k}={v}" for k, v in sorted(where["class_limits"].items())) + ")"
                  if where.get("class_limits") else "без пределов ученика")
         busy = where["load_before"] >= where["cores"] / 2
         lines += ["", f"Замер {where['date']}: {plural(where['cores'], 'ядро', 'ядра', 'ядер')}, {where['cpu']}, {limit}; загрузка машины перед "
