@@ -87,10 +87,10 @@ class Kernel:
         url = f"ws://{self.hub.base.split('://', 1)[1]}/user/{self.user}/api/kernels/{self.id}/channels"
         self.ws = websocket.create_connection(url, header=[f"Authorization: token {self.hub.token}"], timeout=90)
 
-    def run(self, code):
+    def run(self, code, timeout=180):
         """Исполнить code; -> напечатанное. Ошибка в ядре -> AssertionError с её текстом; смерть ядра -> KernelDied."""
-        if self.ws is None:
-            self.connect()
+        self.close()             # каждый раз новое соединение: старое сервер мог закрыть, пока тест не читал ping
+        self.connect()
         msg_id = uuid.uuid4().hex
         self.ws.send(json.dumps({
             "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "", "session": uuid.uuid4().hex,
@@ -99,9 +99,18 @@ class Kernel:
             "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
                         "allow_stdin": False, "stop_on_error": True}}))
         out, error = [], None
+        # Срок на весь ответ, а не на одно чтение: сервер шлёт ping каждые 30 с, и websocket-client, отвечая на них,
+        # ждал бы ответа ядра, которое не отвечает, вечно (так и было под нагрузкой make test).
+        deadline = time.monotonic() + timeout
         while True:
+            if time.monotonic() > deadline:
+                self.close()
+                raise KernelDied(f"ядро {self.user} не ответило за {timeout} с")
+            self.ws.settimeout(5)
             try:
                 message = json.loads(self.ws.recv())
+            except websocket.WebSocketTimeoutException:
+                continue
             except (websocket.WebSocketException, ConnectionError) as lost:
                 self.ws = None
                 raise KernelDied(str(lost)) from None
@@ -117,6 +126,7 @@ class Kernel:
                 error = f"{message['content']['ename']}: {message['content']['evalue']}"
             elif message["msg_type"] == "status" and state == "idle":
                 break
+        self.close()
         if error:
             raise AssertionError(f"ядро {self.user}: {error}")
         return "".join(out)

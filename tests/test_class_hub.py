@@ -24,7 +24,7 @@ from tests.hub_client import Hub, KernelDied, describe, kill, processes_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable          # то же окружение, что у теста (в CI — и окружение нижних границ)
-MEMORY_MB = 400          # предел в тесте: сервер с ядром курса берут ≈ 230 МБ, ядро просит 600 МБ
+MEMORY_MB = 700          # предел в тесте: сервер с ядром курса берут ≈ 230 МБ (с кэшем файлов — больше), ядро просит 1200 МБ
 LESSON = ROOT / "lessons" / "02_soft_search.ipynb"
 
 if os.geteuid() != 0:
@@ -207,11 +207,11 @@ def test_memory_limit_stops_the_greedy_kernel_not_the_neighbours(klass):
     group = groups[0]
     assert pid in [int(p) for p in (group / "cgroup.procs").read_text().split()], "ядро ученика не в его cgroup"
     with pytest.raises(KernelDied):
-        greedy.run("import numpy as np\nhog = np.ones(600 * 2**20 // 8)\nprint('взял 600 МБ')")
+        greedy.run("import numpy as np\nhog = np.ones(1200 * 2**20 // 8)\nprint('взял 1200 МБ')")
     deadline = time.monotonic() + 20
     while pathlib.Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not pathlib.Path(f"/proc/{pid}").exists(), "ядро, взявшее 600 МБ при пределе 400 МБ, не остановлено"
+    assert not pathlib.Path(f"/proc/{pid}").exists(), f"ядро, взявшее 1200 МБ при пределе {MEMORY_MB} МБ, не остановлено"
     events = group / "memory.oom_control" if (group / "memory.oom_control").exists() else group / "memory.events"
     counts = dict(zip(*[iter(events.read_text().split())] * 2))
     assert int(counts.get("oom_kill", 0)) >= 1, f"{events}: ядро остановил не предел памяти: {counts}"
