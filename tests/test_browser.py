@@ -683,7 +683,8 @@ def test_sliders_redraw_picture(front_page, name):
             page.screenshot(path=str(ARTIFACTS / f"{stem}-opened.png"))
         _run_all(page, name, log)
         if name in TRAINS_HERE:
-            bars = page.locator(".jp-OutputArea-output .widget-progress")
+            # Полоса tqdm в Jupyter — виджет FloatProgress; ipywidgets 8 рисует его с классом widget-hprogress.
+            bars = page.locator(".jp-OutputArea-output .widget-hprogress")
             assert bars.count() >= 1, f"[{front}] {name}: урок учил модель, а полосы прогресса обучения на странице нет"
             print(f"  {name}: полос прогресса обучения на странице — {bars.count()}")
 
