@@ -115,3 +115,14 @@ def test_every_checker_has_enough_wrong_and_right_answers(name):
 def test_case_ids_are_unique():
     repeated = [key for key, n in Counter((case[0].__name__, case[3]) for case in CASES).items() if n > 1]
     assert not repeated, repeated
+
+
+@pytest.mark.parametrize("message", ["unravel_index() missing required argument 'shape' (pos 2)",   # Python 3.10, C
+                                     "unravel_index() missing required argument 'shape'"])
+def test_missing_argument_is_told_the_same_on_every_python(message):
+    """Подсказка не зависит от версии Python: «(pos 2)» функций на C в 3.10 ученику не показываем (и TEACHERS.md с ней
+    не расходится между окружениями)."""
+    from course_lib.exercises._errors import explain
+
+    kind, text = explain(TypeError(message))
+    assert kind == "argument" and text.endswith("не хватает 'shape'"), text

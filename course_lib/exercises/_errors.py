@@ -137,7 +137,8 @@ _KNOWN = [  # (вид ошибки, регулярное выражение дл
     ("empty", r"zero-size array to reduction operation (\w+)",
      lambda m: f"{m[1]} пустого массива: в нём нет ни одного числа. Проверьте срез или маску, которые его дали"),
     ("argument", r"(\w+)\(\) got an unexpected keyword argument '(\w+)'", _keyword),
-    ("argument", r"([\w.<>]+)\(\) missing (?:\d+ )?required (?:positional )?arguments?:? (.*)",
+    # «(pos 2)» в конце дописывают функции на C в Python 3.10 — ученику это не нужно, а текст стал бы зависеть от версии
+    ("argument", r"([\w.<>]+)\(\) missing (?:\d+ )?required (?:positional )?arguments?:? (.*?)(?: \(pos \d+\))?$",
      lambda m: f"{m[1]}() вызвана без нужных аргументов: не хватает {m[2]}"),
     ("argument", r"(\w+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) (?:was|were) given",
      lambda m: (f"{m[1]}() принимает не больше {m[2]} аргументов без имени, а получила {m[3]}" +
