@@ -79,7 +79,7 @@ def test_a_good_file_is_read_with_windows_newlines_and_bom_cleaned(tmp_path):
     (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(200), "двоичные данные"),
     (LONG.encode("cp1251"), "не в кодировке UTF-8: байт 0x"),
     ("кот сел".encode(), "7 символов, а для обучения нужно хотя бы 650"),
-])
+], ids=["пустой", "одни пробелы", "PNG", "cp1251", "короткий"])
 def test_bad_files_get_a_message_saying_what_arrived(tmp_path, content, match):
     path = tmp_path / "text.txt"
     path.write_bytes(content)
