@@ -113,14 +113,19 @@ def _records(work, data):
         work.problems.append(f"{work.learner}: work/{RECORD} — и ещё испорченных строк: {len(bad) - SHOWN_BAD_LINES}")
 
 
-def _entry(raw):
-    """Одна строка записи -> словарь из полей FIELDS; что не так -> ValueError с текстом по-русски."""
+def _json(data, broken):
+    """Байты чужого файла -> значение JSON; не UTF-8 или не JSON -> ValueError по-русски (broken — что сказать)."""
     try:
-        entry = json.loads(raw.decode("utf-8"))
+        return json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise ValueError("не текст в UTF-8") from None
     except (ValueError, RecursionError):
-        raise ValueError("не JSON: запись оборвана или испорчена") from None
+        raise ValueError(broken) from None
+
+
+def _entry(raw):
+    """Одна строка записи -> словарь из полей FIELDS; что не так -> ValueError с текстом по-русски."""
+    entry = _json(raw, "не JSON: запись оборвана или испорчена")
     if not isinstance(entry, dict):
         raise ValueError(f"ожидался объект {{…}}, а пришло {_short(entry)}")
     for field in FIELDS:
@@ -160,12 +165,7 @@ def _cells(data):
     """Ячейки тетрадки -> [(тип, текст)]; не тетрадка -> ValueError с текстом по-русски."""
     if data is None:
         raise ValueError("файл исчез во время чтения")
-    try:
-        notebook = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ValueError("не текст в UTF-8") from None
-    except (ValueError, RecursionError):
-        raise ValueError("не читается как JSON (оборвана или испорчена)") from None
+    notebook = _json(data, "не читается как JSON (оборвана или испорчена)")
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if not isinstance(cells, list):
         raise ValueError("в ней нет списка ячеек «cells» — это не тетрадка Jupyter")
