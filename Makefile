@@ -84,7 +84,7 @@ test: $(TEST_STAMP)
 	@status=0; started=$$(date +%s); \
 	$(BIN)/python -m pytest -n auto --dist loadscope -m "$(MARKS)" --ignore=tests/test_browser.py \
 		$(if $(LESSON),--lesson $(LESSON)) $(PYTEST_ARGS) || status=1; \
-	$(if $(LESSON),,$(BIN)/python -m pytest tests/test_browser.py || status=1;) \
+	$(if $(LESSON),,$(BIN)/python -m pytest tests/test_browser.py --shared-runs keep || status=1;) \
 	echo "make test: $$(( $$(date +%s) - started )) с"; \
 	exit $$status
 

@@ -85,6 +85,11 @@ def isolated_env(state_dir, app="lab"):
     for name, sub in dirs.items():
         (state_dir / sub).mkdir(parents=True, exist_ok=True)
         env[name] = str(state_dir / sub)
+    # Ядра этого сервера берут прогоны обучения из общей папки проверки, если она назначена (tools/shared_runs.py).
+    from tools.lesson_figures import write_shared_runs_startup
+    startup = state_dir / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    write_shared_runs_startup(startup)
     for rel, settings in USER_SETTINGS.items():
         if app == "notebook" and rel.startswith(LAB_ONLY):
             continue

@@ -120,6 +120,9 @@ NOTEBOOKS = {
         Drive("d_k", "ArrowRight", 3),
         Drive("голов", "ArrowRight", 2),
     ],
+    # Настоящее обучение с полосой прогресса (ползунков нет): уроки 09 и 10 в браузерной стадии make test берут
+    # прогоны из общей папки проверки (tools/shared_runs.py) и не учат.
+    "training.ipynb": [],
 }
 
 # Главный исследователь в известном состоянии (9 слов, 2 головы) — тетрадку для него делает тест.
@@ -128,11 +131,17 @@ GENERATED = {
         "from course_lib.widgets import attention_explorer",
         'attention_explorer(sentence="кот сел на тёплый коврик и смотрел в окно", heads=2)',
     ],
+    # Этих аргументов нет ни в одном уроке — прогон учится здесь по-настоящему: 100 шагов, несколько секунд.
+    "training.ipynb": [
+        "from course_lib.props.gpt_training import train_gpt\nfrom course_lib.props.text_file import lessons_text",
+        "run = train_gpt(lessons_text(), 100, seed=11)\nprint('обучено шагов:', len(run.losses))",
+    ],
 }
 
-# Уроки, которые в браузере учат модель по-настоящему (память прогонов — только в ядре, чужих прогонов ядро
-# не берёт): ученик минуту смотрит на полосу прогресса обучения — тест проверяет, что она нарисована.
-TRAINS_HERE = {"10_gpt.ipynb"}
+# Тетрадки, которые в браузере учат модель по-настоящему: ученик минуту смотрит на полосу прогресса урока 10 —
+# тест проверяет, что полоса tqdm нарисована и дошла до последнего шага. Уроки 09 и 10 в браузерной стадии
+# make test прогоны берут из общей папки (учились в проходе «повторный запуск»), а эта тетрадка учит всегда.
+TRAINS_HERE = {"training.ipynb": 100}
 
 WIDGET_ERRORS = ("Error displaying widget", "Model not found")
 
@@ -684,9 +693,14 @@ def test_sliders_redraw_picture(front_page, name):
         _run_all(page, name, log)
         if name in TRAINS_HERE:
             # Полоса tqdm в Jupyter — виджет FloatProgress; ipywidgets 8 рисует его с классом widget-hprogress.
-            bars = page.locator(".jp-OutputArea-output .widget-hprogress")
-            assert bars.count() >= 1, f"[{front}] {name}: урок учил модель, а полосы прогресса обучения на странице нет"
-            print(f"  {name}: полос прогресса обучения на странице — {bars.count()}")
+            bars = page.locator(".jp-OutputArea-output .widget-hbox:has(.widget-hprogress)")
+            assert bars.count() >= 1, f"[{front}] {name}: тетрадка учила модель, а полосы прогресса обучения на странице нет"
+            steps = TRAINS_HERE[name]
+            text = " ".join(bars.first.text_content().split())
+            assert f"шаг {steps} из {steps}" in text and "потери" in text and "прошло" in text, (
+                f"[{front}] {name}: полоса прогресса должна дойти до «шаг {steps} из {steps}» с потерями и временем, "
+                f"а на ней {text!r}")
+            print(f"  {name}: полоса прогресса — {text!r}")
 
         drives = NOTEBOOKS.get(name, [])
         outputs = _widget_outputs(page)

@@ -101,7 +101,12 @@ def site(tmp_path_factory):
     if given:
         return pathlib.Path(given).resolve()
     out = tmp_path_factory.mktemp("site") / "site"
-    build_site.build(out, budget=build_site.CHECK)      # меньше кадров на ползунок, тот же код и те же проверки
+    from tools import shared_runs
+    shared_runs.install()                               # уроки 09 и 10 — прогонами прохода «повторный запуск»
+    try:
+        build_site.build(out, budget=build_site.CHECK)  # меньше кадров на ползунок, тот же код и те же проверки
+    finally:
+        shared_runs.uninstall()                         # другим тестам этого процесса — обычная память прогонов
     return out
 
 

@@ -230,4 +230,12 @@ def kernel_ipython_dir():
     asserts = pathlib.Path(__file__).resolve().parent / "kernel_asserts.py"     # голый assert урока — со значениями
     (startup / "assert_values.py").write_text(
         f'__import__("runpy").run_path({str(asserts)!r})["install"]()\n', encoding="utf-8")
+    write_shared_runs_startup(startup)
     return str(folder)
+
+
+def write_shared_runs_startup(startup):
+    """Автозапуск ядра: память прогонов спрашивает общую папку проверки (tools/shared_runs.py), если она назначена."""
+    shared = pathlib.Path(__file__).resolve().parent / "shared_runs.py"
+    (startup / "shared_runs.py").write_text(
+        f'__import__("runpy").run_path({str(shared)!r})["install"]()\n', encoding="utf-8")

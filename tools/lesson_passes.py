@@ -105,6 +105,9 @@ def pytest_addoption(parser):
     group.addoption("--no-figure-compare", action="store_true", dest="no_figure_compare",
                     help="не сверять картинки с тетрадкой: для окружения с другим matplotlib (нижние границы в .ci/run) — "
                          "тетрадки исполнены с тем, что ставит make test, а другая версия рисует на пиксели иначе")
+    group.addoption("--shared-runs", default="fresh", choices=("fresh", "keep", "off"), dest="shared_runs",
+                    help="общие прогоны обучения уроков 09 и 10 (tools/shared_runs.py): fresh — учить заново и делиться "
+                         "(по умолчанию), keep — взять прогоны прошлого запуска (браузерная стадия make test), off — каждый учит сам")
     group.addoption("--lesson", default=None, metavar="NN",
                     help="только урок NN: его проходы и его тесты (таблица — tests/lesson_map.py)")
 
@@ -128,6 +131,9 @@ def pytest_configure(config):
     lesson = config.getoption("lesson")
     if lesson is not None and not (len(lesson) == 2 and lesson.isdigit()):
         raise pytest.UsageError(f"--lesson: нужен номер урока из двух цифр, например 07, а пришло {lesson!r}")
+    if not hasattr(config, "workerinput"):            # процесс xdist получает папку от главного через окружение
+        from tools import shared_runs
+        shared_runs.start(config.getoption("shared_runs"))
 
 
 def pytest_report_header(config):
