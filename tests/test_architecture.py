@@ -24,7 +24,7 @@ LIBRARY = pathlib.Path(__file__).resolve().parent.parent / "course_lib"
 # Ранг слоя: модуль может импортировать только модули с рангом не выше своего
 # (внутри одного ранга — только если это тот же пакет: widgets не ходит в exercises и наоборот).
 RANKS = {
-    "_checks": 0, "blas": 0.25, "rng": 0.5, "measure": 0.5,
+    "_checks": 0, "russian": 0, "blas": 0.25, "rng": 0.5, "measure": 0.5,
     "autograd": 1,
     "engine_room": 1.5,                # быстрые операции строят Tensor движка; книга (functional, nn) зовёт их под nt.fast()
     "functional": 2, "optim": 2,

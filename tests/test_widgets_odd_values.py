@@ -61,3 +61,32 @@ def test_soft_search_temperature_of_a_wrong_type_is_explained(tau):
 def test_window_query_past_T_uses_the_common_clamp_note():
     view = W.local_window_view(4, 99)
     assert view.query == len(view.tokens) - 1 and "запрос №" in view.message and "99" in view.message
+
+
+@pytest.mark.parametrize("value", ["yes", "False", 1, None, np.nan], ids=["yes", "текст False", "1", "None", "nan"])
+@pytest.mark.parametrize("view, what, fallback", [
+    (lambda v: W.causal_view(4, v, 1), "маска", False),
+    (lambda v: W.attention_view(causal=v), "маска", False),
+    (lambda v: W.attention_view(scaled=v), "делить на √d_k", True),
+], ids=["05 маска", "03 маска", "03 масштаб"])
+def test_a_switch_given_a_non_bool_says_what_it_shows(view, what, fallback, value):
+    shown = view(value)
+    assert f"«{what}» — флажок" in shown.message and repr(value) in shown.message, shown.message
+    honest = view(fallback)
+    assert honest.message == "" and np.array_equal(shown.weights, honest.weights), "показано не то, что сказано"
+
+
+@pytest.mark.parametrize("words, told", [("кот", "1 слово"), ("кот сел на", "3 слова"),
+                                         ("а б в г д е ж з и к л", "11 слов")])
+def test_the_word_count_note_agrees_in_number(words, told):
+    assert f"В предложении {told} — поэтому" in W.attention_view(sentence=words, T=12).message
+
+
+@pytest.mark.parametrize("args, what", [(("0.5", 0.5, 1.0), "запрос x"), ((0.5, True, 1.0), "запрос y"),
+                                        ((0.5, 0.5, "0.3"), "температура"), ((0.5, 0.5, [1.0]), "температура")],
+                         ids=["x текстом", "y — True", "τ текстом", "τ списком"])
+def test_soft_search_slider_given_a_non_number_says_so_and_shows_the_fallback(args, what):
+    view = W.soft_search_view(*args)
+    assert f"«{what}» — число, а пришло" in view.message, view.message
+    assert np.isclose(view.weights.sum(), 1)
+    assert W.soft_search_view(0.5, 0.5, 1.0).message == "" and W.soft_search_view(np.float32(0.5), 1, 2).message == ""

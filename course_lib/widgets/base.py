@@ -9,6 +9,8 @@
 from dataclasses import dataclass
 from math import floor, isfinite
 
+import numpy as np
+
 
 @dataclass(kw_only=True)
 class View:
@@ -63,6 +65,25 @@ class Painter:
 
     def caption(self, view):
         return ""
+
+
+def switch(value, what, notes, fallback):
+    """Значение флажка как bool: True/False (и np.bool_) — как есть; текст, число, None — `fallback`
+    с пояснением в `notes` («yes» — тоже: непустая строка истинна, но флажок ученик так не ставит)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    shown = "включено" if fallback else "выключено"
+    notes.append(f"«{what}» — флажок, True или False, а пришло {value!r} — показываю {shown} ({fallback}).")
+    return fallback
+
+
+def real(value, what, notes, fallback):
+    """Значение дробного ползунка как float: числа (и числа NumPy) — как есть, бесконечность и nan тоже (их
+    объясняет вид); текст, None, True — `fallback` с пояснением в `notes`: «0.5» строкой ползунок не даёт."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        return float(value)
+    notes.append(f"«{what}» — число, а пришло {value!r} — показываю {fallback}.")
+    return fallback
 
 
 def whole(value, what, notes, fallback):

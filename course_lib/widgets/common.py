@@ -14,6 +14,7 @@ from course_lib.autograd.tensor import no_grad
 from course_lib.functional import causal_mask
 from course_lib.nn import MultiHeadAttention
 from course_lib.rng import temporary_seed
+from course_lib.russian import plural
 from course_lib.widgets.base import whole
 
 MAX_T = 32
@@ -35,9 +36,9 @@ def sentence_tokens(sentence, T=None):
         notes.append(f"T — сколько токенов взять, хотя бы 1, а пришло {T}; показываю T = 1.")
     shown = min(max(T, 1), longest)
     if len(words) > MAX_T:
-        notes.append(f"В предложении {len(words)} слов, а T бывает не больше {MAX_T}: беру первые {shown}.")
+        notes.append(f"В предложении {plural(len(words), 'слово', 'слова', 'слов')}, а T бывает не больше {MAX_T}: беру первые {shown}.")
     elif T > longest:
-        notes.append(f"В предложении {len(words)} слов — поэтому T = {longest}, а не {T}.")
+        notes.append(f"В предложении {plural(len(words), 'слово', 'слова', 'слов')} — поэтому T = {longest}, а не {T}.")
     return words[:shown], " ".join(notes)
 
 

@@ -16,7 +16,7 @@ from course_lib import vis
 from course_lib.functional import entropy
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View, check_seed, clamp, whole
+from course_lib.widgets.base import Painter, View, check_seed, clamp, switch, whole
 from course_lib.widgets.common import (DEFAULT_SENTENCE, attention_weights, check_vmax, embed_words,
                                        longest_T, random_model, sentence_tokens)
 from course_lib.widgets.mosaic import HeadPanels
@@ -53,6 +53,8 @@ def attention_view(sentence=DEFAULT_SENTENCE, T=5, d_k=8, heads=2, causal=False,
     if model.d_head == 1:
         notes.append("d_k = 1: запрос и ключ — по одному числу, оценка — их произведение, "
                      "поэтому голова смотрит на слово с самым большим (или самым маленьким) ключом.")
+    causal = switch(causal, "маска", notes, False)
+    scaled = switch(scaled, "делить на √d_k", notes, True)
     weights, mask = attention_weights(model, X, causal, scaled)
     query = clamp(whole(query, "запрос №", notes, 0), 0, len(tokens) - 1, "запрос №", notes)
     head = clamp(whole(head, "голова", notes, 1), 1, heads, "голова", notes)

@@ -13,7 +13,7 @@ import numpy as np
 
 from course_lib.functional import entropy, softmax
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View
+from course_lib.widgets.base import Painter, View, real
 
 # Каталог урока 02: ключи — единичные векторы (угол = тема книги), значения — цвета обложек.
 CATALOGUE_LABELS = ["машинное обучение", "оптимизация", "статистика", "кулинария", "история"]
@@ -56,15 +56,11 @@ def soft_search_view(qx, qy, temperature, keys=CATALOGUE_KEYS, values=CATALOGUE_
     """
     keys, values = np.asarray(keys, dtype=float), np.asarray(values, dtype=float)
     notes = []
-    query = np.array([qx, qy], dtype=float)
+    query = np.array([real(qx, "запрос x", notes, 0.0), real(qy, "запрос y", notes, 0.0)])
     if not np.isfinite(query).all():
         notes.append(f"запрос должен быть из обычных чисел, а пришло ({qx}, {qy}); показываю (0, 0)")
         query = np.zeros(2)
-    try:
-        temperature = float(temperature)
-    except (TypeError, ValueError):
-        notes.append(f"температура — число больше 0, а пришло {temperature!r}; показываю τ = 1")
-        temperature = 1.0
+    temperature = real(temperature, "температура", notes, 1.0)
     if not (np.isfinite(temperature) and temperature > 0):
         notes.append(f"температура должна быть больше 0, а пришло {temperature}; показываю τ = 1")
         temperature = 1.0

@@ -106,6 +106,15 @@ def nearest_in_vocab_order(word, vocab, vectors, k):
     return [w for w in vocab if w in best]
 
 
+def nearest_argpartition(word, vocab, vectors, k):
+    """Настоящий np.argpartition без сортировки: с AVX-512 NumPy отдаёт первые k по порядку, на других процессорах —
+    вразнобой; проверка должна отвергать его на любой машине."""
+    unit = unit_rows(vectors)
+    cosines = unit @ unit[vocab.index(word)]
+    cosines[vocab.index(word)] = -np.inf
+    return [vocab[i] for i in np.argpartition(-cosines, k - 1)[:k]]
+
+
 def nearest_argpartition_sorted(word, vocab, vectors, k):
     unit = unit_rows(vectors)
     cosines = unit @ unit[vocab.index(word)]
@@ -226,6 +235,7 @@ CASES = [
     (check_nearest, lambda word, vocab, vectors, k: {w: 1.0 for w in nearest(word, vocab, vectors, k)},
      "верните список слов", "dict"),
     (check_nearest, nearest_in_vocab_order, "np.argpartition", "unsorted-top-k"),
+    (check_nearest, nearest_argpartition, "np.argpartition", "real-argpartition"),
     (check_nearest, nearest_removes_word, "изменила свой вход vocab на месте", "in-place-vocab"),
     # ---- ближайшие соседи: верные
     (check_nearest, nearest, None, "argsort"),

@@ -24,7 +24,7 @@ import pathlib
 import re
 import sys
 
-from tools.classroom.russian import plural
+from course_lib.russian import plural
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 GUIDE = ROOT / "TEACHERS.md"
