@@ -27,7 +27,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tools.classroom import limits  # noqa: E402
-from tools.classroom.russian import plural  # noqa: E402
+from course_lib.russian import plural  # noqa: E402
 
 LESSONS = ROOT / "benchmarks" / "lessons.py"
 BUDGET_S = 300                   # урок всем классом — за 5 минут

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from tools import workspace  # noqa: E402
 from tools.classroom import limits  # noqa: E402
-from tools.classroom.russian import plural  # noqa: E402
+from course_lib.russian import plural  # noqa: E402
 
 FORMAT = 1                       # версия файла --json: её проверяет tools/classroom/guide.py
 RUN_CACHE = ("COURSE_LIB_SAVE_RUNS", "COURSE_LIB_LOAD_RUNS")   # готовые прогоны make test: урок учит сам
