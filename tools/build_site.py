@@ -10,16 +10,16 @@
   как есть. Чтобы у рисунков были данные для описаний, а у виджетов — сами виджеты, каждый урок
   ещё раз исполняется здесь же, в процессе (IPython InteractiveShell, бэкенд Agg, папка lessons/):
   после каждой ячейки открытые фигуры matplotlib описываются (tools/site_describe.py) и
-  закрываются, а каждый показанный виджет (`Explorer._repr_mimebundle_`) запоминается вместе с
-  положениями ползунков в момент показа. Вывод-виджет в тетрадке (text/plain вида
+  закрываются, а каждый показанный виджет запоминается вместе с положениями ползунков в момент
+  показа (`course_lib.widgets.recording_shown()` вокруг ячейки). Вывод-виджет в тетрадке (text/plain вида
   «AttentionExplorer(children=(HBox(…») сопоставляется с виджетом, показанным в той же ячейке, по
   порядку; имя класса в repr сверяется. Так виджет на странице — тот же объект, что в уроке, с теми
   же аргументами (а не копия из списка): проигрыватель нельзя «забыть» обновить. Не совпало число
   рисунков или виджетов — на странице остаётся картинка из тетрадки, описание берётся из ячейки
   (заголовок, подписи осей из кода и напечатанные числа), а сборка печатает предупреждение.
-- Проигрыватель: кадры рисуют те же функция вида и художник (`explorer.view`, `explorer.live.render`),
-  что и в Jupyter. Положения ползунков перебираются через сами ipywidgets (работает `sync`: T
-  тянет за собой «запрос №»), перерисовка на время перебора выключена. Если всех сочетаний не
+- Проигрыватель: кадры рисуют те же функция вида и художник, что и в Jupyter (`explorer.frame()`).
+  Положения ползунков перебираются через сами ipywidgets (`explorer.controls`; работает `sync`: T
+  тянет за собой «запрос №»), перерисовка на время перебора выключена (`with explorer.quiet():`). Если всех сочетаний не
   больше Budget.full_grid — рисуются все; иначе каждый ползунок по всему диапазону при остальных в начальном
   положении (страница говорит об этом одной строкой). Кадр — WebP без потерь (точные пиксели,
   меньше PNG); одинаковые кадры хранятся один раз. Для кадра хранятся положения всех ползунков,
@@ -83,11 +83,7 @@ class Recorder:
     """Что показала каждая ячейка: описания фигур и виджеты (с положениями ползунков при показе)."""
 
     def __init__(self):
-        self.cell = None
         self.figures, self.widgets, self.errors = {}, {}, {}
-
-    def shown(self, explorer):
-        self.widgets.setdefault(self.cell, []).append((explorer, explorer.values()))
 
 
 def run_lesson(notebook, lesson_dir):
@@ -98,19 +94,12 @@ def run_lesson(notebook, lesson_dir):
     from IPython.core.interactiveshell import InteractiveShell
     from matplotlib.figure import Figure
 
-    from course_lib.widgets._live import Explorer
+    from course_lib.widgets import recording_shown
     from site_describe import describe_figure
 
     shell = InteractiveShell.instance()
     shell.reset(new_session=True)
     recorder = Recorder()
-    original = Explorer._repr_mimebundle_
-
-    def record(self, **kwargs):
-        recorder.shown(self)
-        return {"text/plain": repr(self)}
-
-    Explorer._repr_mimebundle_ = record
     cwd = os.getcwd()
     os.chdir(lesson_dir)
     sink = io.StringIO()
@@ -118,10 +107,12 @@ def run_lesson(notebook, lesson_dir):
         for index, cell in enumerate(notebook["cells"]):
             if cell["cell_type"] != "code":
                 continue
-            recorder.cell = index
-            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                result = shell.run_cell(cell["source"], store_history=False)
+            with recording_shown() as shown:              # виджеты, показанные этой ячейкой, и их положения при показе
+                with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = shell.run_cell(cell["source"], store_history=False)
+            if shown:
+                recorder.widgets[index] = [(s.explorer, s.values) for s in shown]
             error = result.error_before_exec or result.error_in_exec
             if error is not None and not any(o.get("output_type") == "error" for o in cell.get("outputs", [])):
                 recorder.errors[index] = f"{type(error).__name__}: {error}"
@@ -135,7 +126,6 @@ def run_lesson(notebook, lesson_dir):
             sink.seek(0)
             sink.truncate()
     finally:
-        Explorer._repr_mimebundle_ = original
         os.chdir(cwd)
     return recorder
 
@@ -277,9 +267,7 @@ class Player:
 
     def build(self):
         from site_describe import describe_figure, plain
-        explorer = self.explorer
-        explorer.update = lambda: None                    # перебор без перерисовки; кадр рисуем сами
-        try:
+        with self.explorer.quiet():                       # перебор без перерисовки; на выходе — начальные положения
             self.full = self.grid_size() <= self.budget.full_grid
             if self.full:
                 self._walk(0)
@@ -293,9 +281,6 @@ class Player:
                         self._reset()
                         _set_position(self.controls[name], position)
                         self._snap(describe_figure, plain)
-        finally:
-            del explorer.update
-            self._reset()
         return self
 
     def _walk(self, depth):
@@ -314,10 +299,8 @@ class Player:
         key = tuple(_position(self.controls[n]) for n in self.names)
         if key in self.frames:
             return
-        explorer = self.explorer
-        view = explorer.view(**explorer.values())
-        frame = explorer.live.render(view)
-        caption = explorer.live.painter.caption(view)
+        drawn = self.explorer.frame()
+        frame, view = drawn.image, drawn.view
         data = _encode(frame)
         digest = hashlib.sha1(data).hexdigest()[:16]
         if digest not in self.files:
@@ -331,8 +314,8 @@ class Player:
             control = self.controls[n]
             if _kind(control) in ("range", "log"):
                 ranges[n] = [control.min, control.max]
-        description = describe_figure(explorer.live.fig, tokens=getattr(view, "tokens", None))
-        self.frames[key] = {"v": list(key), "r": ranges, "f": self.files[digest], "c": caption,
+        description = describe_figure(drawn.figure, tokens=getattr(view, "tokens", None))
+        self.frames[key] = {"v": list(key), "r": ranges, "f": self.files[digest], "c": drawn.caption,
                             "m": view.message, "d": description, "w": int(frame.shape[1]), "h": int(frame.shape[0])}
 
     def html(self):

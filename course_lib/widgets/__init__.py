@@ -2,6 +2,8 @@
 
 Логика каждого — чистая функция `*_view(...)` (её проверяют тесты на сетке значений),
 картинку рисует «художник», а ipywidgets только связывают ползунки с ними (см. _live.py).
+Без Jupyter виджет рисуют через `Explorer.frame()` и `Explorer.quiet()`, а показанные виджеты
+собирает `recording_shown()` (frames.py; так работает сборщик сайта tools/build_site.py).
 """
 
 from course_lib.widgets.causal import causal_explorer, causal_view
@@ -9,6 +11,7 @@ from course_lib.widgets.efficient import (local_window_explorer, local_window_vi
                                           online_softmax_view)
 from course_lib.widgets.embeddings import embeddings_explorer, neighbours_view
 from course_lib.widgets.explorer import attention_explorer, attention_view
+from course_lib.widgets.frames import Frame, Shown, recording_shown
 from course_lib.widgets.gpt import (gpt_heads_explorer, gpt_heads_view, samples_explorer, samples_view,
                                     sampling_explorer, sampling_view)
 from course_lib.widgets.heads import heads_explorer, heads_view
@@ -32,4 +35,5 @@ __all__ = [
     "induction_explorer", "induction_view", "ablation_explorer", "ablation_view",    # урок 09
     "samples_explorer", "samples_view",   # урок 10
     "sampling_explorer", "sampling_view", "gpt_heads_explorer", "gpt_heads_view",
+    "Frame", "Shown", "recording_shown",                                 # кадры без Jupyter (сборщик сайта)
 ]

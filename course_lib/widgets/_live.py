@@ -18,6 +18,7 @@ Notebook 7, VS Code, Colab — менеджер Colab двоичные буфе�
 """
 
 import base64
+import contextlib
 import copy
 import io
 import threading
@@ -31,6 +32,7 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from course_lib.widgets.base import Painter, View
+from course_lib.widgets.frames import Frame, note_shown
 
 DPI = 90
 
@@ -189,6 +191,10 @@ class Explorer(widgets.VBox):
 
     В Jupyter это живой виджет; там, где виджеты не работают (GitHub, nbviewer),
     показывается PNG того же рисунка при исходном положении ползунков.
+
+    Для тех, кто рисует виджет без Jupyter (сборщик сайта, тесты; см. frames.py):
+    `controls` — ползунки {имя: ipywidgets-виджет}, их двигают, меняя `.value`;
+    `values()` — их положения; `frame()` — кадр при этих положениях; `quiet()` — двигать без перерисовки.
     """
 
     def __init__(self, controls, view, painter, fig, prefetch=(), layout_view=None):
@@ -203,7 +209,8 @@ class Explorer(widgets.VBox):
         self.message, self.caption = widgets.HTML(), widgets.HTML()
         rows = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
         super().__init__([rows, self.message, self.caption, self.image])
-        self._syncing = False
+        self._syncing, self._quiet = False, 0
+        self._frame_elsewhere = False      # live.frame — кадр frame(), а не показанный вид (см. _repr_mimebundle_)
         for control in controls.values():
             control.observe(self._on_change, names="value")
         self.update()
@@ -228,18 +235,59 @@ class Explorer(widgets.VBox):
         views = list(views)
         self.live.cache_size = max(self.live.cache_size, len(views))
         self.live.prepare(views)
+        self._frame_elsewhere = True          # в буфере — последний из views; update() нарисует текущий вид
         self.update()
 
     def values(self):
+        """Положения ползунков сейчас: {имя: значение}."""
         return {name: control.value for name, control in self.controls.items()}
 
+    def _view_now(self):
+        view = self.view(**self.values())
+        if not isinstance(view, View):
+            raise TypeError(f"функция вида должна вернуть наследника widgets.base.View, а вернула {type(view).__name__}")
+        return view
+
+    def frame(self):
+        """Кадр при нынешних положениях ползунков (`Frame`: пиксели, подпись, вид, фигура).
+
+        Рисуют те же функция вида и художник, что и в Jupyter, но показанный виджет не меняется:
+        ни картинка, ни подпись, ни сообщение. Вместе с `quiet()` так рисуют кадры на любые положения.
+        """
+        view = self._view_now()
+        self._frame_elsewhere = True
+        image = self.live.render(view).copy()    # render отдаёт буфер фигуры, а его перепишет следующий кадр
+        return Frame(image=image, caption=self.live.painter.caption(view), view=view, figure=self.live.fig)
+
+    @contextlib.contextmanager
+    def quiet(self):
+        """Блок `with`, в котором ползунки двигаются без перерисовки виджета; на выходе — положения, как при входе.
+
+        Ползунки по-прежнему согласуются между собой (`sync`: T тянет за собой «запрос №»), а `update()`
+        ничего не рисует. На выходе (и по исключению) ползунки встают, как были, и показанный виджет
+        остаётся тем же: он и не перерисовывался. Блоки вкладываются.
+        """
+        start, last_move = self.values(), self._last_move
+        self._quiet += 1
+        try:
+            yield self
+        finally:
+            try:
+                for name, value in start.items():      # по порядку ползунков, как их ставит ученик: sync видит каждый шаг
+                    if self.controls[name].value != value:
+                        self.controls[name].value = value
+            finally:
+                self._quiet -= 1
+                self._last_move = last_move
+
     def update(self):
-        self.state = self.view(**self.values())
-        if not isinstance(self.state, View):
-            raise TypeError(f"функция вида должна вернуть наследника widgets.base.View, а вернула {type(self.state).__name__}")
+        if self._quiet:                       # внутри quiet(): кадр не рисуем, показан прежний self.state
+            return self.state
+        self.state = self._view_now()
         warning = self.state.message
         self.message.value = f"<span style='color:#a00'>⚠ {warning}</span>" if warning else ""
         self.image.value = self.live.html(self.state)
+        self._frame_elsewhere = False
         self.caption.value = self.live.painter.caption(self.state)
         if self._shown:
             self._prefetch_neighbours()
@@ -265,8 +313,12 @@ class Explorer(widgets.VBox):
             self.live.prefetch(first + rest)
 
     def _repr_mimebundle_(self, **kwargs):
+        note_shown(self)                      # для recording_shown() (frames.py): кто и с какими положениями показан
         self._shown = True                    # виджет на экране: пока ученик смотрит, готовим соседние раскладки
         self._prefetch_neighbours()
         bundle = super()._repr_mimebundle_(**kwargs)
+        if self._frame_elsewhere:             # после frame() в буфере чужой кадр: PNG — того, что показано
+            self.live.render(self.state)
+            self._frame_elsewhere = False
         bundle["image/png"] = base64.b64encode(encode_png(self.live.frame)).decode("ascii")
         return bundle
