@@ -77,7 +77,7 @@ x = nt.tensor([1.0, -2.0, 3.0], requires_grad=True)
 y = (x * x).sum()
 y.backward()
 print("y =", y.item(), " градиент:", x.grad)
-assert np.allclose(x.grad, 2 * x.data)
+assert np.allclose(x.grad, 2 * x.data), f"градиент {x.grad}, а должен быть 2·x = {2 * x.data}"
 
 # %% [markdown]
 # А вот и главное действующее лицо курса — слой внимания. Пока со случайными весами:
@@ -106,7 +106,7 @@ print("вход:", X.shape, "-> выход:", out.shape, " веса вниман
 
 # %%
 N, h, T = X.shape[0], mha.num_heads, X.shape[1]
-assert mha.attn.shape == (N, h, T, T)
+assert mha.attn.shape == (N, h, T, T), f"веса формы {mha.attn.shape}, а нужна (N, h, T, T) = {(N, h, T, T)}"
 print("каждая строка весов в сумме 1:", np.allclose(mha.attn.sum(axis=-1), 1))
 print("у голов 0 и 1 разные веса:", not np.allclose(mha.attn[0, 0], mha.attn[0, 1]))
 
@@ -146,10 +146,12 @@ explorer
 # %%
 for tau in [0.1, 1.0, 10.0]:
     weights = temperature_view(tau).weights
-    assert np.allclose(weights.sum(axis=1), 1)
+    assert np.allclose(weights.sum(axis=1), 1), f"при τ = {tau} суммы строк весов {weights.sum(axis=1)}, а нужна 1"
     print(f"τ = {tau:>4}: средний самый большой вес в строке = {weights.max(axis=1).mean():.2f}")
-assert temperature_view(0.1).weights.max(axis=1).mean() > 0.9
-assert temperature_view(10.0).weights.max(axis=1).mean() < 0.3
+assert temperature_view(0.1).weights.max(axis=1).mean() > 0.9, (
+    f"при τ = 0.1 средний самый большой вес {temperature_view(0.1).weights.max(axis=1).mean():.3f}, а нужно > 0.9")
+assert temperature_view(10.0).weights.max(axis=1).mean() < 0.3, (
+    f"при τ = 10 средний самый большой вес {temperature_view(10.0).weights.max(axis=1).mean():.3f}, а нужно < 0.3")
 
 # %% [markdown]
 # ## Итог

@@ -193,7 +193,8 @@ for word in ["деньги", "река", "варенье", "кот"]:
     neighbours = emb.nearest(word, k=5)
     same = sum(topics.get(w) == topics[word] for w, _ in neighbours)
     print(f"{word:>8}: " + ", ".join(f"{w} {c:.2f}" for w, c in neighbours) + f"   ({same} из 5 — «{topics[word]}»)")
-    assert same >= 2, (word, neighbours)
+    assert same >= 2, (f"у «{word}» соседей из темы «{topics[word]}» {same} из 5, а нужно хотя бы 2: "
+                       f"{[w for w, _ in neighbours]}")
 
 # %% [markdown]
 # Теперь то же для всего словаря: для каждого слова с темой возьмём 5 соседей и посчитаем,
@@ -210,7 +211,7 @@ def same_topic_share(embeddings):
 sizes = np.array([sum(t == topic for t in topics.values()) for topic in sections])
 share = same_topic_share(emb)
 print(f"соседи из той же темы: {share:.0%}   (случайно: {((sizes / sizes.sum()) ** 2).sum():.0%})")
-assert share > 0.85
+assert share > 0.85, f"соседи из той же темы: {share:.1%}, а нужно больше 85%"
 
 # %% [markdown]
 # ## Карта слов
@@ -310,7 +311,9 @@ centroid_table(emb, centres, ["кредит", "лодка", "варенье", "�
 bank_jar = {topic: sum(s.count("банка") for s in sentences) for topic, sentences in sections.items()}
 print("«банка» по темам:", bank_jar)
 print("финансовые примеры:", [" ".join(s) for s in sections["финансы"] if "банка" in s][:2])
-assert emb.cosine("банка", centres["финансы"]) > 0.3 and emb.cosine("банка", centres["кухня"]) > 0.3
+assert emb.cosine("банка", centres["финансы"]) > 0.3 and emb.cosine("банка", centres["кухня"]) > 0.3, (
+    f"косинус «банка» с центром «финансы» {emb.cosine('банка', centres['финансы']):.3f}, "
+    f"с центром «кухня» {emb.cosine('банка', centres['кухня']):.3f}, а нужно оба больше 0.3")
 
 # %% [markdown]
 # Что, если бы каждый смысл получил свой вектор? Разведём смыслы вручную: в речных
@@ -322,8 +325,12 @@ split_corpus = [[("банк_река" if w == "банк" and topic == "река"
 emb_split = train_static_embeddings(split_corpus)
 split_centres = centroids(emb_split, topics, sections)
 centroid_table(emb_split, split_centres, ["банк", "банк_река"])
-assert emb_split.cosine("банк_река", split_centres["река"]) > emb.cosine("банк", centres["река"])
-assert emb_split.cosine("банк", split_centres["финансы"]) > emb.cosine("банк", centres["финансы"])
+assert emb_split.cosine("банк_река", split_centres["река"]) > emb.cosine("банк", centres["река"]), (
+    f"косинус «банк_река» с центром «река» {emb_split.cosine('банк_река', split_centres['река']):.3f}, "
+    f"а у общего «банк» был {emb.cosine('банк', centres['река']):.3f}: должен стать больше")
+assert emb_split.cosine("банк", split_centres["финансы"]) > emb.cosine("банк", centres["финансы"]), (
+    f"косинус «банк» с центром «финансы» после разделения {emb_split.cosine('банк', split_centres['финансы']):.3f}, "
+    f"а до него был {emb.cosine('банк', centres['финансы']):.3f}: должен стать больше")
 
 # %% [markdown]
 # Разведённые смыслы встали каждый в свою тему, и оба — ближе к ней, чем общий «банк».
@@ -348,7 +355,9 @@ print({t: len(s) for t, s in sections_en.items()}, emb_en)
 centroid_table(emb_en, centres_en, ["soil", "grams", "skin", "mole"])
 foreign = max(emb_en.cosine(w, c) for w, own in [("soil", "animal"), ("grams", "chemistry"), ("skin", "medicine")]
               for t, c in centres_en.items() if t != own)
-assert foreign < 0.2 and min(emb_en.cosine("mole", c) for c in centres_en.values()) > 2 * foreign
+assert foreign < 0.2 and min(emb_en.cosine("mole", c) for c in centres_en.values()) > 2 * foreign, (
+    f"у soil, grams, skin косинус с чужим центром до {foreign:.3f} (нужно < 0.2); у «mole» наименьший косинус "
+    f"с центрами {min(emb_en.cosine('mole', c) for c in centres_en.values()):.3f}, а нужно больше {2 * foreign:.3f}")
 
 # %% [markdown]
 # Однозначные слова сидят каждое в своей теме: к чужим темам у них косинус меньше 0.2.
@@ -460,7 +469,9 @@ def nearest_solution(word, vocab, vectors, k):
 
 check_nearest(nearest_solution)
 print("на настоящих векторах:", nearest_solution("деньги", emb.vocab, emb.vectors, 5))
-assert nearest_solution("деньги", emb.vocab, emb.vectors, 5) == [w for w, _ in emb.nearest("деньги", k=5)]
+assert nearest_solution("деньги", emb.vocab, emb.vectors, 5) == [w for w, _ in emb.nearest("деньги", k=5)], (
+    f"решение дало {nearest_solution('деньги', emb.vocab, emb.vectors, 5)}, "
+    f"а emb.nearest — {[w for w, _ in emb.nearest('деньги', k=5)]}")
 
 # %% [markdown]
 # ## Итог
@@ -535,7 +546,9 @@ i = vocab.index
 print("самые частые слова:", vocab[:3])
 for a, b in [("банк", "деньги"), ("деньги", "кредит"), ("деньги", "реки")]:
     print(f"PPMI({a}, {b}) = {P[i(a), i(b)]:.2f}   (рядом: {counts[i(a), i(b)]:.0f})")
-assert np.isclose(P[i("банк"), i("деньги")], P[i("деньги"), i("кредит")], atol=0.05)
+assert np.isclose(P[i("банк"), i("деньги")], P[i("деньги"), i("кредит")], atol=0.05), (
+    f"PPMI(банк, деньги) = {P[i('банк'), i('деньги')]:.3f}, PPMI(деньги, кредит) = {P[i('деньги'), i('кредит')]:.3f}, "
+    f"а нужно почти поровну (±0.05)")
 
 # %% [markdown]
 # Семь встреч с вездесущим «банк» весят столько же, сколько две встречи «деньги» с более
@@ -571,15 +584,20 @@ from course_lib.props.embeddings import StaticEmbeddings
 print("Σσ² == сумма квадратов P:", np.isclose((singular ** 2).sum(), (P ** 2).sum()))
 print(f"если бы энергия лежала поровну, {dim} направлений из {len(singular)} держали бы {dim / len(singular):.1%}")
 wide = svd_embeddings(P, 128)                         # (V, 128); первые 16 столбцов — наши векторы
-assert np.array_equal(wide[:, :dim], vectors)
+assert np.array_equal(wide[:, :dim], vectors), (
+    f"первые {dim} столбцов wide должны совпасть с vectors, а отличие до {np.abs(wide[:, :dim] - vectors).max():.2e}")
 by_dim = {d: same_topic_share(StaticEmbeddings(vocab, wide[:, :d])) for d in [2, 4, 8, 16, 32, 64, 128]}
 print(" dim  энергия  соседи из той же темы")
 for d, s in by_dim.items():
     print(f"{d:>4}  {(singular[:d] ** 2).sum() / (singular ** 2).sum():>7.0%}  {s:>8.0%}")
 whole = same_topic_share(StaticEmbeddings(vocab, P))
 print(f"строки P целиком, по {len(vocab)} чисел: соседи из той же темы {whole:.0%}")
-assert by_dim[16] > whole and by_dim[2] < by_dim[16] and 4 <= max(by_dim, key=by_dim.get) <= 8
-assert by_dim[128] < by_dim[64] < by_dim[32] < by_dim[16]      # после 8 чисел — только хуже
+assert by_dim[16] > whole and by_dim[2] < by_dim[16] and 4 <= max(by_dim, key=by_dim.get) <= 8, (
+    f"соседи из той же темы: dim 2 — {by_dim[2]:.1%}, dim 16 — {by_dim[16]:.1%}, строки P — {whole:.1%}, "
+    f"лучший dim = {max(by_dim, key=by_dim.get)}; нужно: 16 лучше 2 и строк P, лучший dim от 4 до 8")
+assert by_dim[128] < by_dim[64] < by_dim[32] < by_dim[16], (      # после 8 чисел — только хуже
+    f"с ростом dim должно быть только хуже, а dim 16, 32, 64, 128 дают "
+    f"{by_dim[16]:.1%}, {by_dim[32]:.1%}, {by_dim[64]:.1%}, {by_dim[128]:.1%}")
 
 # %% [markdown]
 # Больше энергии — не значит лучше соседи. От 2 до 8 чисел соседи улучшаются (в 2 числа четыре
@@ -602,7 +620,8 @@ with_stop_words = train_static_embeddings(corpus, stop_words=())
 share_with_stop_words = same_topic_share(with_stop_words)
 print(f"без выбрасывания служебных слов: {share_with_stop_words:.0%} (с выбрасыванием — {share:.0%});",
       "соседи «деньги»:", [w for w, _ in with_stop_words.nearest("деньги", k=5)])
-assert share > share_with_stop_words
+assert share > share_with_stop_words, (f"без служебных слов соседи из той же темы {share:.1%}, со служебными "
+                                       f"{share_with_stop_words:.1%}, а выбрасывание должно помогать")
 
 # %% [markdown]
 # Служебные слова стоят рядом со всем подряд и тянут к себе соседей из всех тем.

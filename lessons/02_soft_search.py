@@ -91,7 +91,8 @@ output = weights @ V                                       # (5,) @ (5, 3) -> (3
 for label, w in zip(labels, weights):
     print(f"{label:>18}: {w:6.1%}")
 print(f"сумма весов = {weights.sum():.3f};  смесь значений = {np.round(output, 2)}")
-assert np.allclose(weights[:3], [0.6, 0.3, 0.1], atol=0.01) and np.isclose(weights.sum(), 1)
+assert np.allclose(weights[:3], [0.6, 0.3, 0.1], atol=0.01) and np.isclose(weights.sum(), 1), (
+    f"первые три веса {np.round(weights[:3], 3)}, а нужны около [0.6, 0.3, 0.1]; сумма весов {weights.sum():.3f}")
 
 # %% [markdown]
 # Те самые 60 / 30 / 10. Выход — не одна из обложек, а новый цвет: 60 % синего,
@@ -139,7 +140,8 @@ as_query = nt.softmax(K_rel @ Q_rel[1])                           # (4,): куд
 print("«который» как запрос:", ", ".join(f"{w} {p:.2f}" for w, p in zip(words, as_query)))
 print("«который» как ключ: оценки от всех запросов =", (Q_rel @ K_rel[1]).tolist())
 print("«который» как значение отдаёт:", dict(zip(features, V_rel[1].tolist())))
-assert words[np.argmax(as_query)] == "кот"
+assert words[np.argmax(as_query)] == "кот", (
+    f"«который» больше всего смотрит на «{words[np.argmax(as_query)]}», а нужно на «кот»")
 
 # %% [markdown]
 # А если обойтись без матриц и сравнивать сами векторы слов, $x_i \cdot x_j$? Тогда запрос
@@ -148,7 +150,8 @@ assert words[np.argmax(as_query)] == "кот"
 # %%
 plain = nt.softmax(X_rel @ X_rel[1])                              # (4,): запрос = ключ = вектор слова
 print("без W_Q, W_K:", ", ".join(f"{w} {p:.2f}" for w, p in zip(words, plain)))
-assert words[np.argmax(plain)] == "который"
+assert words[np.argmax(plain)] == "который", (
+    f"без W_Q, W_K «который» больше всего смотрит на «{words[np.argmax(plain)]}», а ждали — на себя")
 
 # %% [markdown]
 # Три проекции позволяют выучить отдельно, **что искать**, **как себя показывать** и **что отдавать**.

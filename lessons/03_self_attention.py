@@ -208,7 +208,8 @@ for d in [4, 16, 64, 256, 1024]:
     q, k = rng.normal(size=(2000, d)), rng.normal(size=(2000, d))     # 2000 пар (q, k)
     dots = (q * k).sum(axis=1)                                        # (2000,)
     print(f"{d:>4} {dots.std():>12.2f} {np.sqrt(d):>7.2f} {(dots / np.sqrt(d)).std():>14.3f}")
-    assert abs((dots / np.sqrt(d)).std() - 1) < 0.1
+    assert abs((dots / np.sqrt(d)).std() - 1) < 0.1, (
+        f"при d_k = {d} разброс q·k / √d_k {(dots / np.sqrt(d)).std():.3f}, а нужен 1 ± 0.1")
 
 # %% [markdown]
 # Чем больше разброс оценок, тем острее softmax: при $d_k = 256$ разброс оценок — около 16
@@ -327,9 +328,14 @@ river_shift = emb.cosine(after["река"], "река") - emb.cosine("банк",
 money_shift = emb.cosine(after["деньги"], "деньги") - emb.cosine("банк", "деньги")
 print(f"у реки: cos(банк, река) вырос на {river_shift:+.3f};  с вкладом: cos(банк, деньги) вырос на {money_shift:+.3f}")
 print(f"косинус между двумя «банками» после шага: {emb.cosine(after['река'], after['деньги']):.3f} (до шага — 1)")
-assert river_shift > 0 and money_shift > 0
-assert emb.cosine(after["река"], "деньги") < emb.cosine("банк", "деньги")
-assert emb.cosine(after["деньги"], "река") < emb.cosine("банк", "река")
+assert river_shift > 0 and money_shift > 0, (f"косинус со своим словом сдвинулся на {river_shift:+.3f} (река) "
+                                             f"и {money_shift:+.3f} (деньги), а должен вырасти")
+assert emb.cosine(after["река"], "деньги") < emb.cosine("банк", "деньги"), (
+    f"у реки cos(банк, деньги) стал {emb.cosine(after['река'], 'деньги'):.3f}, "
+    f"а до шага был {emb.cosine('банк', 'деньги'):.3f}: должен уменьшиться")
+assert emb.cosine(after["деньги"], "река") < emb.cosine("банк", "река"), (
+    f"с вкладом cos(банк, река) стал {emb.cosine(after['деньги'], 'река'):.3f}, "
+    f"а до шага был {emb.cosine('банк', 'река'):.3f}: должен уменьшиться")
 
 # %% [markdown]
 # ### «mole»: три смысла — три вектора
@@ -358,8 +364,11 @@ for sense, phrase in phrases.items():
     mole = contextual[known.index("mole")]
     cosines = {topic: emb_en.cosine(mole, c) for topic, c in centres.items()}
     print(f"{' '.join(known):>28}" + "".join(f"{c:>11.2f}" for c in cosines.values()))   # слова со своим вектором
-    assert max(cosines, key=cosines.get) == sense                     # ближе всего — к своему смыслу
-    assert all(cosines[t] < emb_en.cosine("mole", centres[t]) for t in centres if t != sense)
+    assert max(cosines, key=cosines.get) == sense, (                  # ближе всего — к своему смыслу
+        f"«{phrase}»: mole ближе всего к «{max(cosines, key=cosines.get)}», а нужно к «{sense}»")
+    assert all(cosines[t] < emb_en.cosine("mole", centres[t]) for t in centres if t != sense), (
+        f"«{phrase}»: косинус с чужим смыслом должен стать меньше, чем у mole без контекста, а не стал: "
+        f"{[(t, round(c, 3)) for t, c in cosines.items() if t != sense and c >= emb_en.cosine('mole', centres[t])]}")
 
 # %% [markdown]
 # Без контекста *mole* почти одинаково близок к кроту и к родинке (0.74 и 0.72) и заметно
@@ -387,13 +396,14 @@ memory = []
 for length in lengths:
     x = rng.normal(size=(length, 64))                                  # (T, d_k = 64)
     _, w = nt.scaled_dot_product_attention(x, x, x)                    # w: (T, T)
-    assert w.nbytes == 8 * length**2
+    assert w.nbytes == 8 * length**2, (
+        f"при T = {length} веса занимают {w.nbytes:,} байт, а нужно 8·T² = {8 * length**2:,}")
     memory.append(w.nbytes)
     print(f"T = {length:>4}: матрица весов {w.shape}, {w.nbytes / 2**20:7.2f} МиБ")
 memory_slope = np.polyfit(np.log(lengths), np.log(memory), 1)[0]
 print(f"наклон log(память) от log(T): {memory_slope:.3f}")
 print(f"а при T = 100 000 было бы {8 * 100_000**2 / 1e9:.0f} ГБ на одну матрицу весов")
-assert np.isclose(memory_slope, 2)
+assert np.isclose(memory_slope, 2), f"наклон log(память) от log(T) {memory_slope:.3f}, а нужен 2"
 
 # %% [markdown]
 # Время тоже растёт примерно как $T^2$: два умножения $(T, d_k) \times (d_k, T)$ и
@@ -479,7 +489,9 @@ for model in ("RNN", "внимание"):
     print(f"{model:>15}: " + "".join(f"{r:>7.3f}" for r in relative[model]))
 print(f"от позиции 1 до выхода: у RNN в {1 / relative['RNN'][0]:.0f} раз слабее, чем от позиции 9; "
       f"у внимания — {relative['внимание'][0]:.2f} от позиции 9")
-assert relative["RNN"][0] < 0.05 and relative["внимание"][0] > 0.5
+assert relative["RNN"][0] < 0.05 and relative["внимание"][0] > 0.5, (
+    f"от позиции 1 (в долях позиции 9): у RNN {relative['RNN'][0]:.3f}, а нужно < 0.05; "
+    f"у внимания {relative['внимание'][0]:.3f}, а нужно > 0.5")
 
 # %% [markdown]
 # У RNN отклик тает с каждым шагом назад: первое слово для выхода почти не существует, и

@@ -86,7 +86,8 @@ out_perm = attend(X[perm])
 weights_perm = mha.attn[0].copy()
 print("новый порядок:", " ".join(tokens[i] for i in perm))
 print("выход для переставленного входа == переставленный выход:", np.allclose(out_perm, out[perm]))
-assert np.allclose(out_perm, out[perm])
+assert np.allclose(out_perm, out[perm]), (
+    f"выход для переставленного входа отличается от переставленного выхода на {np.abs(out_perm - out[perm]).max():.2e}")
 
 # %% [markdown]
 # Каждый токен получил ровно тот же вектор, что и раньше, — просто на другом месте.
@@ -108,7 +109,8 @@ vis.heatmap(weights[0][perm][:, perm], shuffled, shuffled, title="исходны
 fig.suptitle("Веса головы 1: перестановка только переносит клетки")
 plt.show()
 print("веса всех голов переехали вместе со словами:", np.allclose(weights_perm, weights[:, perm][:, :, perm]))
-assert np.allclose(weights_perm, weights[:, perm][:, :, perm])
+assert np.allclose(weights_perm, weights[:, perm][:, :, perm]), (
+    f"веса не переехали со словами: наибольшее отличие {np.abs(weights_perm - weights[:, perm][:, :, perm]).max():.2e}")
 
 # %% [markdown]
 # Веса случайного слоя почти ровные, поэтому шкала цвета здесь — от 0 до самого большого веса,
@@ -231,7 +233,8 @@ print("длины строк:", np.unique(np.linalg.norm(PE, axis=1).round(6)), 
 for k in (1, 3, 10):
     dots = (PE[:-k] * PE[k:]).sum(axis=1)                # PE_t · PE_{t+k} для всех t
     print(f"k = {k:>2}: PE_t · PE_(t+k) = {dots[0]:.3f}, одно и то же для всех t: {np.allclose(dots, dots[0])}")
-    assert np.allclose(dots, dots[0])
+    assert np.allclose(dots, dots[0]), (
+        f"при k = {k} PE_t · PE_(t+k) меняется с t: от {dots.min():.3f} до {dots.max():.3f}, а должно быть одно число")
 
 # %% [markdown]
 # ## Почему прибавить, а не приписать сбоку?
@@ -319,7 +322,8 @@ out = attend(X + PE)
 out_perm = attend(X[perm] + PE)
 print("выход для переставленного входа == переставленный выход:", np.allclose(out_perm, out[perm]))
 print(f"наибольшее расхождение: {np.abs(out_perm - out[perm]).max():.3f}")
-assert not np.allclose(out_perm, out[perm])
+assert not np.allclose(out_perm, out[perm]), (
+    f"с позициями выход лишь переставился: наибольшее расхождение {np.abs(out_perm - out[perm]).max():.2e}")
 
 # %% [markdown]
 # И «мать любит дочь» наконец отличается от «дочь любит мать»: слово «мать» в двух фразах
@@ -335,7 +339,7 @@ a, b = "мать любит дочь".split(), "дочь любит мать".sp
 for word in a:
     diff = np.abs(attend_with_positions(a)[a.index(word)] - attend_with_positions(b)[b.index(word)]).max()
     print(f"«{word}»: выход в двух фразах отличается на {diff:.3f}")
-    assert diff > 0.01
+    assert diff > 0.01, f"«{word}»: выход в двух фразах отличается на {diff:.3f}, а нужно больше 0.01"
 
 # %% [markdown]
 # ### Два «the» из урока 02
@@ -355,7 +359,9 @@ for name, X_in in [("без позиций", X_en), ("с позициями", X_
     print(f"{name}: выходы двух the одинаковы? {np.allclose(context_en[0], context_en[4])}")
     for i in (0, 4):
         print(f"   the на месте {i}:", ", ".join(f"{w} {x:.2f}" for w, x in zip(english, weights_en[i])))
-assert weights_en[0, 1] > weights_en[0, 5] and weights_en[4, 5] > weights_en[4, 1]
+assert weights_en[0, 1] > weights_en[0, 5] and weights_en[4, 5] > weights_en[4, 1], (
+    f"the на месте 0: вес на cat {weights_en[0, 1]:.3f}, на mat {weights_en[0, 5]:.3f} (нужно больше на cat); "
+    f"на месте 4: на mat {weights_en[4, 5]:.3f}, на cat {weights_en[4, 1]:.3f} (нужно больше на mat)")
 print(f"PE_0·PE_1 = {PE_en[0] @ PE_en[1]:.2f} > PE_0·PE_5 = {PE_en[0] @ PE_en[5]:.2f};"
       f"  PE_4·PE_5 = {PE_en[4] @ PE_en[5]:.2f} > PE_4·PE_1 = {PE_en[4] @ PE_en[1]:.2f}")
 
@@ -383,7 +389,8 @@ learned = positions(np.arange(len(tokens))).data         # (T, d_model): мес�
 out = attend(X + learned)
 out_perm = attend(X[perm] + learned)
 print("с обучаемыми позициями перестановка ничего не меняет?", np.allclose(out_perm, out[perm]))
-assert not np.allclose(out_perm, out[perm])
+assert not np.allclose(out_perm, out[perm]), (
+    f"с обучаемыми позициями выход лишь переставился: наибольшее расхождение {np.abs(out_perm - out[perm]).max():.2e}")
 
 # %% [markdown]
 # Разница между способами — в длинных текстах. Таблица кончается на `T_max`: места 16 в ней

@@ -250,7 +250,8 @@ for is_causal in (True, False):
     shown = ["0" if d < 1e-12 else f"{d:.2f}" for d in diffs]
     print(f"{'с маской  ' if is_causal else 'без маски '}: изменение выходов по позициям {shown}")
     if is_causal:
-        assert np.all(diffs[:-1] < 1e-12)
+        assert np.all(diffs[:-1] < 1e-12), (
+            f"с маской изменились выходы прошлых позиций: наибольшее изменение {diffs[:-1].max():.2e}, а нужно 0")
 
 # %% [markdown]
 # С маской первые пять выходов не сдвинулись ни на йоту — изменился только выход самого «leap».

@@ -158,7 +158,8 @@ heads = []
 for i in range(h):
     q_i, k_i, v_i = (x @ W + b for W, b in (head_params(mha.W_q, i), head_params(mha.W_k, i), head_params(mha.W_v, i)))
     context_i, weights_i = nt.scaled_dot_product_attention(q_i, k_i, v_i)     # (N, T, d_head), (N, T, T)
-    assert np.allclose(weights_i, mha.attn[:, i])                             # та же голова, что внутри слоя
+    assert np.allclose(weights_i, mha.attn[:, i]), (                          # та же голова, что внутри слоя
+        f"голова {i}: веса отличаются от mha.attn[:, {i}] на {np.abs(weights_i - mha.attn[:, i]).max():.2e}")
     heads.append(context_i)
 concat = np.concatenate(heads, axis=-1)                                        # (N, T, h · d_head) = (N, T, D)
 by_heads = concat @ mha.W_o.weight.data + mha.W_o.bias.data
@@ -239,9 +240,13 @@ def layer_cost(h, N=1, T=64, D=64):
 for heads_count in (1, 2, 4, 8, 16):
     params, mults, exps, attn_bytes = layer_cost(heads_count)
     print(f"h = {heads_count:>2}: параметров {params:,}, умножений {mults:,}, экспонент {exps:>6,}, .attn {attn_bytes // 1024:>3} КиБ")
-    assert params == 4 * 64**2 + 4 * 64 and mults == layer_cost(1)[1]            # даром
-    assert mults == 4 * 64 * 64 * 64 + 2 * 64 * 64 * 64                            # W_q, W_k, W_v, W_o + Q Kᵀ и веса @ V
-    assert attn_bytes == heads_count * 64 * 64 * 8                                  # (N, h, T, T) float64
+    assert params == 4 * 64**2 + 4 * 64 and mults == layer_cost(1)[1], (         # даром
+        f"h = {heads_count}: параметров {params:,} (нужно {4 * 64**2 + 4 * 64:,}), "
+        f"умножений {mults:,} (нужно столько же, сколько при h = 1: {layer_cost(1)[1]:,})")
+    assert mults == 4 * 64 * 64 * 64 + 2 * 64 * 64 * 64, (                        # W_q, W_k, W_v, W_o + Q Kᵀ и веса @ V
+        f"h = {heads_count}: умножений {mults:,}, а нужно {4 * 64 * 64 * 64 + 2 * 64 * 64 * 64:,}")
+    assert attn_bytes == heads_count * 64 * 64 * 8, (                               # (N, h, T, T) float64
+        f"h = {heads_count}: .attn занимает {attn_bytes:,} байт, а нужно h·T·T·8 = {heads_count * 64 * 64 * 8:,}")
 print(f"одна матрица T × T float64 при T = 100 000: {100_000**2 * 8 / 1e9:.0f} ГБ")
 
 # %% [markdown]
@@ -285,7 +290,7 @@ for name, d, heads_count, layers, total in models:
     per_layer = 4 * d * d + 4 * d
     print(f"{name:<24}{d:>8}{heads_count:>4}{d // heads_count:>7}{layers:>6}{per_layer:>14,}{per_layer * layers:>17,}"
           f"{per_layer * layers / total:>6.0%}")
-    assert d % heads_count == 0
+    assert d % heads_count == 0, f"{name}: d_model = {d} не делится на h = {heads_count}"
 
 # %% [markdown]
 # Что видно из таблицы:

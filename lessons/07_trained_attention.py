@@ -100,7 +100,8 @@ from course_lib.props.evaluation import bank_report
 before = bank_report(model, test_set)
 print(f"точность: {before.accuracy:.1%}  (наугад — 25%)")
 print(f"вес «банк» -> решающее слово: {before.cue_weight:.3f}, а 1/T = {before.uniform:.3f}")
-assert abs(before.cue_weight - before.uniform) < 0.03
+assert abs(before.cue_weight - before.uniform) < 0.03, (
+    f"до обучения вес на решающее слово {before.cue_weight:.3f}, а нужен около 1/T = {before.uniform:.3f} (±0.03)")
 
 # %% [markdown]
 # Угадывает наугад, а смотрит почти поровну на все шесть слов. Вот строка «банка» на одном
@@ -147,7 +148,8 @@ grad = model.attention.W_q.weight.grad
 print(f"потери до шага: {loss.item():.4f}  (log 4 = {np.log(4):.4f})")
 print(f"градиент W_q: форма {grad.shape}, самый большой по модулю {np.abs(grad).max():.1e}")
 print(f"потери после шага: {bank_loss(model, train_set).item():.4f}")
-assert bank_loss(model, train_set).item() < loss.item()
+assert bank_loss(model, train_set).item() < loss.item(), (
+    f"потери после шага {bank_loss(model, train_set).item():.4f}, а до шага были {loss.item():.4f}: должны уменьшиться")
 
 # %% [markdown]
 # Один шаг — и потери чуть меньше. Теперь повторим это много раз.
@@ -170,7 +172,7 @@ history = train(model, lambda m: bank_loss(m, train_set), steps=60, lr=0.01, pro
 bank_seconds = time.perf_counter() - started
 print(f"потери: {history.losses[0]:.3f} на первом шаге -> меньше 0.01 на шаге {len(history.losses)}: {history.losses[-1] < 0.01}")
 print(f"снимков: {len(history.snapshots)}, каждый формы {history.snapshots[0].shape} = (h, T, T)")
-assert history.losses[-1] < 0.01
+assert history.losses[-1] < 0.01, f"потери на последнем шаге {history.losses[-1]:.4f}, а нужно меньше 0.01"
 
 # %% tags=["nbval-ignore-output"]
 print(f"60 шагов обучения заняли {bank_seconds:.1f} с")
@@ -193,7 +195,9 @@ plt.show()
 losses = history.losses
 print("за первые 10 шагов потери упали меньше чем на десятую долю:", losses[9] > 0.9 * losses[0])
 print("с шага 10 до шага 40 — больше чем в 100 раз:", losses[39] < losses[9] / 100)
-assert losses[9] > 0.9 * losses[0] and losses[39] < losses[9] / 100
+assert losses[9] > 0.9 * losses[0] and losses[39] < losses[9] / 100, (
+    f"потери на шагах 1, 10, 40: {losses[0]:.4f}, {losses[9]:.4f}, {losses[39]:.2e}; "
+    f"нужно на шаге 10 больше {0.9 * losses[0]:.4f}, на шаге 40 меньше {losses[9] / 100:.2e}")
 
 # %% [markdown]
 # ## После обучения
@@ -204,8 +208,8 @@ assert losses[9] > 0.9 * losses[0] and losses[39] < losses[9] / 100
 after = bank_report(model, test_set)
 print(f"точность: {before.accuracy:.1%} -> {after.accuracy:.1%}")
 print(f"вес «банк» -> решающее слово: {before.cue_weight:.3f} -> {after.cue_weight:.3f}  (1/T = {after.uniform:.3f})")
-assert after.accuracy >= 0.95
-assert after.cue_weight >= 0.8
+assert after.accuracy >= 0.95, f"точность после обучения {after.accuracy:.1%}, а нужно не меньше 95%"
+assert after.cue_weight >= 0.8, f"вес на решающее слово {after.cue_weight:.3f}, а нужно не меньше 0.8"
 
 # %% [markdown]
 # Никто не говорил модели, какое слово решающее: мы давали только предложение и ответ.
@@ -247,7 +251,9 @@ ax.set_ylabel("оценка q·k / √d_k")
 ax.set_title("На кого смотрит «банк»: решающие слова (синие) против остальных (серые)")
 plt.show()
 print(f"самое низкое решающее слово: {scores[is_cue].min():.1f}, самое высокое из остальных: {scores[~is_cue].max():.1f}")
-assert scores[is_cue].min() > scores[~is_cue].max()
+assert scores[is_cue].min() > scores[~is_cue].max(), (
+    f"самое низкое решающее слово {scores[is_cue].min():.2f}, самое высокое из остальных {scores[~is_cue].max():.2f}: "
+    f"решающие должны быть выше всех")
 
 # %% [markdown]
 # Все пятнадцать решающих слов выше всех остальных, с большим запасом. Это и есть выученное
@@ -341,9 +347,15 @@ print(f"после обучения: точность {finish.accuracy:.1%} (о�
 for h in range(2):
     print(f"  голова {h + 1}: на предыдущую {finish.previous[h]:.2f}, на первую {finish.first[h]:.2f}")
 print(f"голова {previous_head + 1} смотрит на предыдущую букву, голова {first_head + 1} — на первую")
-assert previous_head != first_head and finish.difference >= 0.8
-assert finish.previous[previous_head] >= 0.8 and finish.first[previous_head] <= 0.1
-assert finish.first[first_head] >= 0.8 and finish.previous[first_head] <= 0.1
+assert previous_head != first_head and finish.difference >= 0.8, (
+    f"на предыдущую смотрит голова {previous_head + 1}, на первую — {first_head + 1} (нужны разные); "
+    f"различие голов {finish.difference:.2f}, а нужно ≥ 0.8")
+assert finish.previous[previous_head] >= 0.8 and finish.first[previous_head] <= 0.1, (
+    f"голова {previous_head + 1}: на предыдущую {finish.previous[previous_head]:.2f} (нужно ≥ 0.8), "
+    f"на первую {finish.first[previous_head]:.2f} (нужно ≤ 0.1)")
+assert finish.first[first_head] >= 0.8 and finish.previous[first_head] <= 0.1, (
+    f"голова {first_head + 1}: на первую {finish.first[first_head]:.2f} (нужно ≥ 0.8), "
+    f"на предыдущую {finish.previous[first_head]:.2f} (нужно ≤ 0.1)")
 
 # %% tags=["nbval-ignore-output"]
 print(f"100 шагов обучения заняли {relations_seconds:.1f} с")
@@ -401,8 +413,11 @@ shelf = np.asarray(losses[34:55])                        # шаги 35–55
 print(f"на шагах 35–55 потери между 1.2 и 1.7 (log 5 = {np.log(5):.2f}):", bool(((shelf > 1.2) & (shelf < 1.7)).all()))
 print("на полке (шаги 35–55) потери падают втрое медленнее, чем на шагах 15–30 и 60–75:",
       on_shelf < drop_per_step(15, 30) / 3 and on_shelf < drop_per_step(60, 75) / 3)
-assert on_shelf < drop_per_step(15, 30) / 3 and on_shelf < drop_per_step(60, 75) / 3
-assert ((shelf > 1.2) & (shelf < 1.7)).all()
+assert on_shelf < drop_per_step(15, 30) / 3 and on_shelf < drop_per_step(60, 75) / 3, (
+    f"потери падают за шаг: на полке {on_shelf:.4f}, на шагах 15–30 {drop_per_step(15, 30):.4f}, "
+    f"на 60–75 {drop_per_step(60, 75):.4f}; на полке нужно хотя бы втрое медленнее")
+assert ((shelf > 1.2) & (shelf < 1.7)).all(), (
+    f"на шагах 35–55 потери от {shelf.min():.3f} до {shelf.max():.3f}, а нужно между 1.2 и 1.7")
 
 # %% [markdown]
 # Полистайте сами: виджет тоже открывается на последнем шаге,
@@ -465,7 +480,9 @@ print("оценки:", ", ".join(f"{w} {s:.1f}" for w, s in zip(no_cue, row_scor
 print(f"самое низкое решающее слово — {scores[is_cue].min():.1f}; у «мы» — самая высокая оценка среди нерешающих слов:",
       BANK_VOCAB.words[np.argmax(np.where(is_cue, -np.inf, scores))] == "мы")
 print(f"softmax строки: «мы» {nt.softmax(row_scores)[1]:.2f}")
-assert np.argmax(row_scores) == 1 and row_scores[1] - row_scores[2] > 4 and nt.softmax(row_scores)[1] > 0.9
+assert np.argmax(row_scores) == 1 and row_scores[1] - row_scores[2] > 4 and nt.softmax(row_scores)[1] > 0.9, (
+    f"оценки {np.round(row_scores, 1)}: нужно, чтобы «мы» была выше всех и на 4 выше «видели», "
+    f"а вес softmax у «мы» {nt.softmax(row_scores)[1]:.2f} был больше 0.9")
 
 # %% [markdown]
 # Оценка «мы» ниже любого решающего слова, но на 4 с лишним выше «<unk>», а softmax смотрит только

@@ -67,7 +67,7 @@ for T in [1_000, 10_000, 100_000]:
     cells = T * T
     print(f"T = {T:>7,}: {cells:>14,} весов — float64 {cells * 8 / 1e9:>6.3f} ГБ, "
           f"float16 {cells * 2 / 1e9:>6.3f} ГБ")
-assert 100_000 * 100_000 == 10_000_000_000     # те самые 10 миллиардов весов
+assert 100_000 * 100_000 == 10_000_000_000, f"100 000² = {100_000 * 100_000:,}"     # те самые 10 миллиардов весов
 
 # %% [markdown]
 # 100 000 токенов — это 10 миллиардов весов, **80 ГБ в float64** (20 ГБ даже в float16)
@@ -152,8 +152,11 @@ for T, peak in zip(lengths, standard_memory):
 longest = lengths >= 512                                 # для памяти массивы T × d_k заметны дольше
 memory_slope = slope(lengths[longest], standard_memory[longest])
 print(f"наклон памяти по T ≥ 512: {memory_slope:.2f}")
-assert np.all(standard_memory >= lengths**2 * 8), "хотя бы одна матрица T×T лежит в памяти целиком"
-assert abs(memory_slope - 2) < 0.15
+assert np.all(standard_memory >= lengths**2 * 8), (
+    f"хотя бы одна матрица T×T лежит в памяти целиком, а при T = {lengths[standard_memory < lengths**2 * 8]} "
+    f"пик {standard_memory[standard_memory < lengths**2 * 8]} байт меньше T·T·8 = "
+    f"{lengths[standard_memory < lengths**2 * 8]**2 * 8}")
+assert abs(memory_slope - 2) < 0.15, f"наклон памяти по T ≥ 512 {memory_slope:.2f}, а нужен 2 ± 0.15"
 
 # %% [markdown]
 # Пик — не меньше одной матрицы $T \times T$: веса мы возвращаем, и они лежат в памяти целиком.
@@ -198,7 +201,8 @@ output_gap = np.abs(short - longer[:, :5]).max()
 keys_gap = np.abs(keys_short - keys_longer[:, :5]).max()
 print(f"выходы на 5 старых позициях совпали: {output_gap < 1e-12} (расхождение < 1e-12)")
 print(f"ключи 5 старых токенов совпали:      {keys_gap < 1e-12}")
-assert output_gap < 1e-12 and keys_gap < 1e-12
+assert output_gap < 1e-12 and keys_gap < 1e-12, (
+    f"расхождение выходов {output_gap:.2e}, ключей {keys_gap:.2e}, а нужно меньше 1e-12")
 
 # %% [markdown]
 # Значит, ключи и значения прошлых токенов можно хранить — это и есть **KV-кэш**. На каждом
@@ -245,7 +249,9 @@ ids_cached, logits_cached = generate_with_cache(model, prompt, steps=40)
 print("токены:", ids_cached[0, :16], "…")
 print("токены совпали:", np.array_equal(ids_full, ids_cached))
 print(f"оценки совпали до 1e-12: {np.abs(logits_full - logits_cached).max() < 1e-12}")
-assert np.array_equal(ids_full, ids_cached) and np.abs(logits_full - logits_cached).max() < 1e-12
+assert np.array_equal(ids_full, ids_cached) and np.abs(logits_full - logits_cached).max() < 1e-12, (
+    f"токены совпали: {np.array_equal(ids_full, ids_cached)} (нужно True); "
+    f"оценки разошлись на {np.abs(logits_full - logits_cached).max():.2e}, а нужно меньше 1e-12")
 
 # %% [markdown]
 # Ответ тот же. А работа? Без кэша шаг $t$ стоит как внимание на $t$ токенах — $O(t^2)$,
@@ -263,7 +269,9 @@ for n in steps_list:
     work_ratio.append(full / cached)
     print(f"{n:>4} токенов: оценок без кэша {full:>9,}, с кэшем {cached:>6,} — в {full / cached:4.1f} раза меньше")
 work_ratio = np.array(work_ratio)
-assert np.allclose(work_ratio, (steps_list + 2) / 3)     # Σ t(t+1)/2 / Σ t = (n + 2) / 3
+assert np.allclose(work_ratio, (steps_list + 2) / 3), (     # Σ t(t+1)/2 / Σ t = (n + 2) / 3
+    f"без кэша работы больше в {np.round(work_ratio, 3)} раза, "
+    f"а по формуле (n + 2) / 3 — в {np.round((steps_list + 2) / 3, 3)}")
 
 # %% [markdown]
 # По работе выигрыш растёт с длиной ровно: в $(n + 2)/3$ раза. А по времени? Засечём обе
@@ -307,7 +315,10 @@ with nt.no_grad():
     for token in ids_cached[0]:
         model.step(np.array([token]), cache)
 print(f"наш кэш: {cache.length} токенов, K и V формы {cache.keys.shape} — {cache.nbytes:,} байт")
-assert cache.nbytes == 2 * cache.length * model.attention.d_model * 8   # K и V, float64
+assert cache.nbytes == 2 * cache.length * model.attention.d_model * 8, (   # K и V, float64
+    f"кэш занимает {cache.nbytes:,} байт, а K и V во float64 (токенов {cache.length}, d_model = "
+    f"{model.attention.d_model}) — это 2·{cache.length}·{model.attention.d_model}·8 = "
+    f"{2 * cache.length * model.attention.d_model * 8:,}")
 
 layers, d_model, T, bytes_per_number = 32, 4096, 4096, 2
 big_cache = 2 * layers * T * d_model * bytes_per_number                # K и V во всех слоях
@@ -345,7 +356,8 @@ for block in (scores[:3], scores[3:]):
     print(f"блок {block}: m = {m_new}, поправка старой суммы = {correction:.4f}, l = {l:.4f}")
     m = m_new
 print(f"за один проход:            m = {scores.max()}, l = {np.exp(scores - scores.max()).sum():.4f}")
-assert np.isclose(l, np.exp(scores - scores.max()).sum())
+assert np.isclose(l, np.exp(scores - scores.max()).sum()), (
+    f"по блокам l = {l:.6f}, а за один проход {np.exp(scores - scores.max()).sum():.6f}")
 
 # %% [markdown]
 # На первом блоке поправка — 0: старой суммы ещё нет ($e^{-\infty} = 0$). После него максимум
@@ -378,7 +390,7 @@ expected, _ = nt.scaled_dot_product_attention(Q, K, V)
 for block_size in [1, 7, 64, 512]:
     gap = np.abs(attention_in_blocks(Q, K, V, block_size) - expected).max()
     print(f"блок {block_size:>3}: отличие от обычного внимания меньше 1e-12 — {gap < 1e-12}")
-    assert gap < 1e-12
+    assert gap < 1e-12, f"блок {block_size}: отличие от обычного внимания {gap:.2e}, а нужно меньше 1e-12"
 
 # %% [markdown]
 # Совпадение до $10^{-12}$ при любом размере блока — это не приближение, а тот же softmax,
@@ -406,7 +418,7 @@ for name, mask, flag in [("без маски", None, False), ("причинна�
     out = block_attention(q, k, v, mask=None if flag else mask, causal=flag, block_size=64)
     gap = np.abs(out - expected).max()
     print(f"{name:>10}: отличие меньше 1e-12 — {gap < 1e-12}")
-    assert gap < 1e-12
+    assert gap < 1e-12, f"{name}: отличие от обычного внимания {gap:.2e}, а нужно меньше 1e-12"
 
 # %% [markdown]
 # А теперь главное — память. Замерим пик для тех же длин, что и у обычного внимания, с
@@ -419,7 +431,9 @@ for T, std, blk in zip(lengths, standard_memory, block_memory):
 block_slope = slope(lengths[longest], block_memory[longest])
 print(f"наклон памяти по T ≥ 512: обычное {memory_slope:.2f}, блочное {block_slope:.2f}")
 saving = standard_memory / block_memory
-assert abs(block_slope - 1) < 0.15 and saving[-1] > 3 and np.all(np.diff(saving[longest]) > 0)   # выигрыш растёт с T
+assert abs(block_slope - 1) < 0.15 and saving[-1] > 3 and np.all(np.diff(saving[longest]) > 0), (  # выигрыш растёт с T
+    f"наклон блочного {block_slope:.2f} (нужен 1 ± 0.15); обычное / блочное по T: {np.round(saving, 1)} "
+    f"(нужно: растёт при T ≥ 512, в конце больше 3)")
 
 # %%
 fig, ax = plt.subplots(figsize=(5.5, 3.8), layout="constrained")
@@ -507,7 +521,9 @@ for T in engine_lengths:
     print(f" {T:>5} | {row['книга'][0] * 1e3:14.0f} {row['fast'][0] * 1e3:6.0f}  |"
           f" {row['книга'][1] * 1e3:10.0f} {row['fast'][1] * 1e3:6.0f}  |"
           f" {row['книга'][2] / 2**20:20.1f} {row['fast'][2] / 2**20:5.1f}")
-assert all(fast < book for book, fast in engine_memory.values())
+assert all(fast < book for book, fast in engine_memory.values()), (
+    f"fast должен брать меньше памяти, чем книга, а (T, книга МиБ, fast МиБ): "
+    f"{[(T, round(b / 2**20, 1), round(f / 2**20, 1)) for T, (b, f) in engine_memory.items() if f >= b]}")
 
 # %% [markdown]
 # Пик памяти не зависит от соседних программ, поэтому его мы проверяем: слитый путь берёт
@@ -551,7 +567,9 @@ for block_size in [1, 5, 6, 24]:
     print(f"блок {block_size:>2}: {view.n_blocks:>2} шагов, m = {view.m_history[-1]:.2f}, "
           f"поправок меньше 1: {(view.corrections[1:] < 1).sum()}, "
           f"совпало с softmax: {np.allclose(view.weights_so_far, view.weights)}")
-    assert np.allclose(view.weights_so_far, view.weights)
+    assert np.allclose(view.weights_so_far, view.weights), (
+        f"блок {block_size}: веса по блокам отличаются от softmax на "
+        f"{np.abs(view.weights_so_far - view.weights).max():.2e}")
 
 # %% [markdown]
 # ## Локальное внимание: смотреть только на соседей
@@ -569,7 +587,8 @@ fig = vis.heatmap(mask.astype(float), tokens, tokens, mask=mask, colorbar=False,
                   title="Локальная маска, окно 4: жёлтые клетки — можно смотреть")
 plt.show()
 print(f"разрешено клеток: {mask.sum()} из {T * (T + 1) // 2} у причинной маски")
-assert mask.sum() == allowed_cells(T, 4)
+assert mask.sum() == allowed_cells(T, 4), (
+    f"в маске {mask.sum()} разрешённых клеток, а allowed_cells(T, 4) = {allowed_cells(T, 4)}")
 
 # %% [markdown]
 # Разрешённых клеток примерно $T \times \text{window}$ — растёт как $T$, а не как $T^2$.
@@ -595,7 +614,8 @@ for name, mask in [("причинная маска", nt.causal_mask(len(tokens))
     after = block_attention(Q, K, V_changed, mask=mask)[it]
     print(f"{name:>15}: выход «it» изменился на {np.abs(after - before).max():.3f}")
 assert np.array_equal(block_attention(Q, K, V, mask=local_mask(len(tokens), 4))[it],
-                      block_attention(Q, K, V_changed, mask=local_mask(len(tokens), 4))[it])
+                      block_attention(Q, K, V_changed, mask=local_mask(len(tokens), 4))[it]), (
+    f"с окном 4 выход «it» изменился на {np.abs(after - before).max():.3f}, а «ball» за окном его менять не должен")
 
 # %% [markdown]
 # С окном 4 выход «it» не изменился ни на бит: связь «it» → «ball» потеряна. Выручают слои:
@@ -610,7 +630,9 @@ reach = np.eye(len(tokens), dtype=int)
 for layers in range(1, 4):
     reach = (one_layer @ reach > 0).astype(int)                  # куда можно дойти за layers слоёв
     print(f"{layers} слой(я): «it» дотягивается до «ball» — {bool(reach[it, ball])}")
-assert reach[it, ball] and not (one_layer @ one_layer > 0)[it, ball]
+assert reach[it, ball] and not (one_layer @ one_layer > 0)[it, ball], (
+    f"«it» дотягивается до «ball» за 3 слоя: {bool(reach[it, ball])} (нужно True), "
+    f"за 2 слоя: {bool((one_layer @ one_layer > 0)[it, ball])} (нужно False)")
 
 # %% [markdown]
 # ## Поиграйте: размер окна

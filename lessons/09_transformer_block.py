@@ -83,7 +83,9 @@ with nt.no_grad():
     with_res, without_res = block(x).data, without_residual(block, x).data
 print(f"косинус вход-выход с остаточной связью: {cosine(x.data, with_res):.1f};  "
       f"без неё около нуля (|косинус| < 0.2): {abs(cosine(x.data, without_res)) < 0.2}")
-assert cosine(x.data, with_res) > 0.7 and abs(cosine(x.data, without_res)) < 0.2
+assert cosine(x.data, with_res) > 0.7 and abs(cosine(x.data, without_res)) < 0.2, (
+    f"косинус вход-выход с остаточной связью {cosine(x.data, with_res):.3f} (нужно > 0.7), "
+    f"без неё {cosine(x.data, without_res):.3f} (нужно |косинус| < 0.2)")
 
 # %% [markdown]
 # С остаточной связью вектор токена после блока почти того же направления: блок дописал поправку.
@@ -99,7 +101,9 @@ with nt.no_grad():
         h_res, h_plain = layer(h_res), without_residual(layer, h_plain)
 print(f"после 12 блоков косинус с входом: с остаточной связью {cosine(x.data, h_res.data):.1f};  "
       f"без неё около нуля (|косинус| < 0.2): {abs(cosine(x.data, h_plain.data)) < 0.2}")
-assert cosine(x.data, h_res.data) > 0.5 and abs(cosine(x.data, h_plain.data)) < 0.2
+assert cosine(x.data, h_res.data) > 0.5 and abs(cosine(x.data, h_plain.data)) < 0.2, (
+    f"после 12 блоков косинус с входом: с остаточной связью {cosine(x.data, h_res.data):.3f} (нужно > 0.5), "
+    f"без неё {cosine(x.data, h_plain.data):.3f} (нужно |косинус| < 0.2)")
 
 # %% [markdown]
 # Остаточный поток — общая «шина»: эмбеддинг токена кладёт на неё исходный вектор, каждый слой
@@ -120,7 +124,9 @@ out = norm(nt.tensor(tokens3)).data
 for scale, row_in, row_out in zip([0.1, 1, 100], tokens3, out):
     print(f"масштаб {scale:>5}: до — среднее {row_in.mean():+7.2f}, ст. откл. {row_in.std():6.2f};  "
           f"после — среднее {abs(row_out.mean()):.1f}, ст. откл. {row_out.std():.1f}")
-assert np.allclose(out.mean(-1), 0) and np.allclose(out.std(-1), 1, atol=1e-3)
+assert np.allclose(out.mean(-1), 0) and np.allclose(out.std(-1), 1, atol=1e-3), (
+    f"после LayerNorm наибольшее |среднее| строки {np.abs(out.mean(-1)).max():.2e} (нужно 0), "
+    f"наибольшее |ст. откл. − 1| {np.abs(out.std(-1) - 1).max():.2e} (нужно ≤ 1e-3)")
 
 # %% [markdown]
 # После LayerNorm у каждого токена среднее 0 и разброс 1, каким бы он ни пришёл. Зачем это
@@ -139,8 +145,11 @@ with nt.no_grad():
 print("с LayerNorm веса при x и при 10·x одинаковы:", np.allclose(weights[1][0], weights[10][0], atol=1e-6))
 print(f"без LayerNorm наибольший вес строки в среднем: {weights[1][1].max(-1).mean():.1f} при x, "
       f"{weights[10][1].max(-1).mean():.1f} при 10·x")
-assert np.allclose(weights[1][0], weights[10][0], atol=1e-6)
-assert weights[10][1].max(-1).mean() > weights[1][1].max(-1).mean() + 0.3
+assert np.allclose(weights[1][0], weights[10][0], atol=1e-6), (
+    f"с LayerNorm веса при x и при 10·x отличаются на {np.abs(weights[1][0] - weights[10][0]).max():.2e}")
+assert weights[10][1].max(-1).mean() > weights[1][1].max(-1).mean() + 0.3, (
+    f"без LayerNorm наибольший вес строки в среднем {weights[1][1].max(-1).mean():.3f} при x "
+    f"и {weights[10][1].max(-1).mean():.3f} при 10·x, а при 10·x нужно больше на 0.3")
 
 # %% [markdown]
 # **Почему перед, а не после.** В первом трансформере (Vaswani et al., 2017) LayerNorm стоял после прибавки:
@@ -169,7 +178,9 @@ with nt.no_grad():
 print("pre-norm: выход = вход + сумма поправок 12 блоков:", np.allclose(h_pre.data, x.data + added))
 print(f"post-norm: длины векторов после 12 блоков — от {np.linalg.norm(h_post.data, axis=-1).min():.2f} "
       f"до {np.linalg.norm(h_post.data, axis=-1).max():.2f}, √32 = {np.sqrt(32):.2f}")
-assert np.allclose(np.linalg.norm(h_post.data, axis=-1), np.sqrt(32), atol=0.01)
+assert np.allclose(np.linalg.norm(h_post.data, axis=-1), np.sqrt(32), atol=0.01), (
+    f"post-norm: длины векторов от {np.linalg.norm(h_post.data, axis=-1).min():.3f} "
+    f"до {np.linalg.norm(h_post.data, axis=-1).max():.3f}, а нужны √32 = {np.sqrt(32):.3f}")
 
 # %% [markdown]
 # ## Сеть прямого распространения: каждый токен сам по себе
@@ -193,7 +204,9 @@ with nt.no_grad():
     attn_out, attn_perm = block.attention(x).data, block.attention(x.data[:, perm]).data
 print("FFN: выход для переставленных токенов == переставленный выход:", np.allclose(ffn_perm, ffn_out[:, perm]))
 print("внимание с причинной маской:", np.allclose(attn_perm, attn_out[:, perm]))
-assert np.allclose(ffn_perm, ffn_out[:, perm]) and not np.allclose(attn_perm, attn_out[:, perm])
+assert np.allclose(ffn_perm, ffn_out[:, perm]) and not np.allclose(attn_perm, attn_out[:, perm]), (
+    f"после перестановки выход FFN отличается от переставленного на {np.abs(ffn_perm - ffn_out[:, perm]).max():.2e} "
+    f"(нужно 0), внимания — на {np.abs(attn_perm - attn_out[:, perm]).max():.2e} (нужно заметно больше 0)")
 
 # %% [markdown]
 # У причинного внимания перестановка меняет, кто кого видит, а FFN всё равно: он работает
@@ -208,7 +221,8 @@ assert np.allclose(ffn_perm, ffn_out[:, perm]) and not np.allclose(attn_perm, at
 for d in [32, 768]:
     counted = nt.nn.TransformerBlock(d, num_heads=2).num_params()
     print(f"d_model = {d:>3}: блок курса — {counted:>9,} параметров, 12·d² + 13·d = {12 * d * d + 13 * d:>9,}")
-    assert counted == 12 * d * d + 13 * d
+    assert counted == 12 * d * d + 13 * d, (
+        f"d_model = {d}: параметров {counted:,}, а по формуле 12·d² + 13·d = {12 * d * d + 13 * d:,}")
 ffn_share = (8 * 768**2 + 5 * 768) / (12 * 768**2 + 13 * 768)
 print(f"при d = 768 доля FFN в параметрах блока — {ffn_share:.2f}, внимания — {(4 * 768**2 + 4 * 768) / (12 * 768**2 + 13 * 768):.2f}")
 
@@ -229,12 +243,14 @@ for name, d, heads_count, layers, total, positions in models:
     blocks_params = layers * (12 * d * d + 13 * d)
     counted = blocks_params + (50257 + positions) * d + 2 * d
     print(f"{name:<12} блоки {blocks_params:>17,} + эмбеддинги и LayerNorm = {counted:>17,}  (по источнику ≈ {total:,.0f})")
-    assert abs(counted / total - 1) < 0.01
+    assert abs(counted / total - 1) < 0.01, (
+        f"{name}: насчитали {counted:,}, по источнику ≈ {total:,.0f}; "
+        f"расхождение {counted / total - 1:+.1%}, а нужно меньше 1%")
 gpt2 = {"n_embd": 768, "n_layer": 12, "vocab_size": 50257, "n_positions": 1024}   # config.json модели gpt2
 d = gpt2["n_embd"]
 from_config = gpt2["n_layer"] * (12 * d * d + 13 * d) + (gpt2["vocab_size"] + gpt2["n_positions"]) * d + 2 * d
 print(f"GPT-2 small по config.json: {from_config:,} параметров;  как у опубликованных весов:", from_config == 124_439_808)
-assert from_config == 124_439_808
+assert from_config == 124_439_808, f"по config.json {from_config:,} параметров, а у опубликованных весов 124,439,808"
 
 # %% [markdown]
 # Формула $12d^2 + 13d$ на блок сходится с опубликованными размерами до процента. А у GPT-2 small — до
@@ -309,7 +325,9 @@ main_seconds = history.seconds                             # процессор�
 report = evaluate(model)                                   # 224 новые последовательности, длины 6…12
 print(f"потери второй копии < 1.0 нат: {report.second < 1.0};  первой копии близко к ln V (±0.4): "
       f"{abs(report.first - np.log(VOCAB)) < 0.4}")
-assert report.second < 1.0 and abs(report.first - np.log(VOCAB)) < 0.4
+assert report.second < 1.0 and abs(report.first - np.log(VOCAB)) < 0.4, (
+    f"потери второй копии {report.second:.3f} (нужно < 1.0), первой {report.first:.3f} "
+    f"(нужно ln V = {np.log(VOCAB):.3f} ± 0.4)")
 
 # %% tags=["nbval-ignore-output"]
 print(f"1000 шагов: {main_seconds:.1f} с процессорного времени; на новых последовательностях потери "
@@ -336,7 +354,7 @@ ax.set(xlabel="шаг обучения", ylabel="потери, наты", title=
 ax.legend()
 plt.show()
 print("фазовый переход — в первой половине обучения:", phase < 500)
-assert phase < 500
+assert phase < 500, f"фазовый переход на шаге {phase}, а нужно в первой половине обучения, до шага 500"
 
 # %% [markdown]
 # Красная кривая всё время около $\ln V$ (чуть выше: модель тратит немного вероятности на
@@ -350,7 +368,11 @@ blue, ln_V = smooth(history.second), np.log(VOCAB)
 print("шаг 50: синяя у ln V (±10 %):", abs(blue[49] / ln_V - 1) < 0.1)
 print("за 25 шагов до перехода: ниже ln V, но выше 0.6·ln V:", 0.6 < blue[phase - 26] / ln_V < 0.95)
 print("через 75 шагов после перехода: ниже 0.2·ln V:", blue[phase + 74] / ln_V < 0.2)
-assert abs(blue[49] / ln_V - 1) < 0.1 and 0.6 < blue[phase - 26] / ln_V < 0.95 and blue[phase + 74] / ln_V < 0.2
+assert (abs(blue[49] / ln_V - 1) < 0.1 and 0.6 < blue[phase - 26] / ln_V < 0.95
+        and blue[phase + 74] / ln_V < 0.2), (
+    f"синяя / ln V: на шаге 50 — {blue[49] / ln_V:.3f} (нужно 1 ± 0.1), за 25 шагов до перехода — "
+    f"{blue[phase - 26] / ln_V:.3f} (нужно от 0.6 до 0.95), через 75 шагов после — {blue[phase + 74] / ln_V:.3f} "
+    f"(нужно < 0.2)")
 
 # %% [markdown]
 # Плавно учиться тут нечему: пока
@@ -380,7 +402,9 @@ plt.show()
 previous_head, induction_head = report.previous_head(), report.induction_head()
 print(f"в слое 0 есть голова с весом на предыдущий токен ≥ 0.5: {report.previous[previous_head] >= 0.5}")
 print(f"в слое 1 есть голова с совпадением префикса ≥ 0.6: {report.prefix[induction_head] >= 0.6}")
-assert report.previous[previous_head] >= 0.5 and report.prefix[induction_head] >= 0.6
+assert report.previous[previous_head] >= 0.5 and report.prefix[induction_head] >= 0.6, (
+    f"вес на предыдущий токен у головы {previous_head} {report.previous[previous_head]:.2f} (нужно ≥ 0.5), "
+    f"совпадение префикса у головы {induction_head} {report.prefix[induction_head]:.2f} (нужно ≥ 0.6)")
 
 # %% [markdown]
 # Одна голова слоя 0 отдаёт предыдущему токену больше половины веса (черта 0.5 — в проверке выше), а у
@@ -398,7 +422,7 @@ plt.show()
 layer, head = induction_head
 on_bos = history.snapshots[-1][layer, head, 1:11, 0].mean()          # строки первой копии, столбец BOS
 print("индукционная голова в первой копии отдаёт BOS больше половины веса:", on_bos > 0.5)
-assert on_bos > 0.5
+assert on_bos > 0.5, f"индукционная голова отдаёт BOS в первой копии {on_bos:.2f} веса, а нужно больше половины"
 
 # %% [markdown]
 # У головы предыдущего токена — диагональ прямо под главной: каждый смотрит на соседа слева.
@@ -432,7 +456,10 @@ before, after = history.snapshot_steps <= phase - 50, history.snapshot_steps >= 
 early = bool((snap_previous[before] < 0.4).all() and (snap_prefix[before] < 0.4).all())
 late = bool((snap_previous[after] >= 0.4).all() and (snap_prefix[after] >= 0.4).all())
 print(f"за 50 шагов до перехода обе оценки < 0.4: {early};  через 100 шагов после и до конца — обе ≥ 0.4: {late}")
-assert early and late
+assert early and late, (
+    f"до перехода (шаги ≤ {phase - 50}) оценки доходят до {snap_previous[before].max(initial=0):.2f} и "
+    f"{snap_prefix[before].max(initial=0):.2f} (нужно < 0.4); после (шаги ≥ {phase + 100}) опускаются до "
+    f"{snap_previous[after].min(initial=1):.2f} и {snap_prefix[after].min(initial=1):.2f} (нужно ≥ 0.4)")
 
 # %% [markdown]
 # Обе оценки вырастают вокруг фазового перехода, за одни и те же полторы сотни шагов: за 50 шагов до него
@@ -471,8 +498,13 @@ print("выключили голову предыдущего токена -> п
 print("выключили другую голову слоя 0 -> потери второй копии почти как без абляции (разница < 0.3):",
       abs(second_loss["другую голову слоя 0"] - second_loss["ничего"]) < 0.3)
 print("выключили обе головы слоя 1 -> потери второй копии ≥ 0.8·ln V:", second_loss["обе головы слоя 1"] >= 0.8 * np.log(VOCAB))
-assert second_loss["голову предыдущего токена"] >= 0.8 * np.log(VOCAB) and second_loss["обе головы слоя 1"] >= 0.8 * np.log(VOCAB)
-assert abs(second_loss["другую голову слоя 0"] - second_loss["ничего"]) < 0.3
+assert (second_loss["голову предыдущего токена"] >= 0.8 * np.log(VOCAB)
+        and second_loss["обе головы слоя 1"] >= 0.8 * np.log(VOCAB)), (
+    f"потери второй копии без головы предыдущего токена {second_loss['голову предыдущего токена']:.3f}, без обеих "
+    f"голов слоя 1 {second_loss['обе головы слоя 1']:.3f}, а нужно обе ≥ 0.8·ln V = {0.8 * np.log(VOCAB):.3f}")
+assert abs(second_loss["другую голову слоя 0"] - second_loss["ничего"]) < 0.3, (
+    f"потери второй копии без другой головы слоя 0 {second_loss['другую голову слоя 0']:.3f}, "
+    f"без абляции {second_loss['ничего']:.3f}: разница должна быть меньше 0.3")
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 2.8), layout="constrained")
@@ -501,7 +533,7 @@ one_history = train_induction(one_layer, steps=1000, seed=0, lr=1e-2)
 one_seconds = one_history.seconds
 one_report = evaluate(one_layer)
 print("однослойная модель: потери второй копии ≥ 1.3 нат:", one_report.second >= 1.3)
-assert one_report.second >= 1.3
+assert one_report.second >= 1.3, f"у однослойной модели потери второй копии {one_report.second:.3f}, а нужно ≥ 1.3"
 
 # %% tags=["nbval-ignore-output"]
 print(f"1000 шагов за {one_seconds:.1f} с процессорного времени; потери второй копии {one_report.second:.2f} нат "
@@ -534,7 +566,9 @@ at_8 = evaluate(fixed, lengths=(8, 8)).second
 others = [evaluate(fixed, lengths=(L, L)).second for L in range(6, 13) if L != 8]
 print(f"блок длины 8: потери второй копии < 0.1 — {at_8 < 0.1};  другие длины: все хуже, чем наугад — "
       f"{min(others) > np.log(VOCAB)}")
-assert at_8 < 0.1 and min(others) > np.log(VOCAB)
+assert at_8 < 0.1 and min(others) > np.log(VOCAB), (
+    f"потери второй копии: у длины 8 — {at_8:.3f} (нужно < 0.1), у других длин не меньше {min(others):.3f} "
+    f"(нужно хуже, чем наугад: > ln V = {np.log(VOCAB):.3f})")
 
 # %% tags=["nbval-ignore-output"]
 print(f"500 шагов за {fixed_seconds:.1f} с; потери второй копии при L = 8: {at_8:.3f}, "
@@ -561,7 +595,8 @@ ids, _ = generate_with_cache(model, prompt, steps=8)                # допис
 print("промпт:       ", " ".join(labels(prompt[0])))
 print("дописала:     ", " ".join(labels(ids[0, prompt.shape[1]:])))
 print("скопировала блок верно:", np.array_equal(ids[0, prompt.shape[1]:], block9[1:]))
-assert np.array_equal(ids[0, prompt.shape[1]:], block9[1:])
+assert np.array_equal(ids[0, prompt.shape[1]:], block9[1:]), (
+    f"дописала {' '.join(labels(ids[0, prompt.shape[1]:]))}, а нужно {' '.join(labels(block9[1:]))}")
 
 # %% [markdown]
 # И на многих таких последовательностях сразу — доля верно дописанных токенов. Токены внутри блока
@@ -573,7 +608,7 @@ from course_lib.props.induction import copy_accuracy
 
 accuracy = copy_accuracy(model, N=200, length=9, seed=6)
 print("доля верно скопированных токенов ≥ 0.9:", accuracy >= 0.9)
-assert accuracy >= 0.9
+assert accuracy >= 0.9, f"верно скопировано {accuracy:.1%} токенов, а нужно не меньше 90%"
 
 # %% [markdown]
 # ## Это и есть обучение в контексте
@@ -603,8 +638,11 @@ print(f"параметров: {full.num_params():,} (у модели из одн
 print("потери второй копии < 1.0 нат:", full_report.second < 1.0)
 print(f"голова предыдущего токена в слое 0 (≥ 0.5): {full_report.previous[full_report.previous_head()] >= 0.5}; "
       f"индукционная в слое 1 (≥ 0.6): {full_report.prefix[full_report.induction_head()] >= 0.6}")
-assert full_report.second < 1.0 and full_report.previous[full_report.previous_head()] >= 0.5
-assert full_report.prefix[full_report.induction_head()] >= 0.6
+assert full_report.second < 1.0 and full_report.previous[full_report.previous_head()] >= 0.5, (
+    f"потери второй копии {full_report.second:.3f} (нужно < 1.0), вес на предыдущий токен у лучшей головы слоя 0 "
+    f"{full_report.previous[full_report.previous_head()]:.2f} (нужно ≥ 0.5)")
+assert full_report.prefix[full_report.induction_head()] >= 0.6, (
+    f"совпадение префикса у индукционной головы {full_report.prefix[full_report.induction_head()]:.2f}, а нужно ≥ 0.6")
 
 # %% tags=["nbval-ignore-output"]
 print(f"600 шагов за {full_seconds:.1f} с процессорного времени "
@@ -653,7 +691,8 @@ second_copy = {"после обучения, 224 последовательно�
                "ползунок, среднее по 25 батчам": smooth(history.second)[-1],
                "флажки, 112 последовательностей": evaluate(model, per_length=16).second}
 print("все три от 0.1 до 0.4 ната:", all(0.1 < value < 0.4 for value in second_copy.values()))
-assert all(0.1 < value < 0.4 for value in second_copy.values())
+assert all(0.1 < value < 0.4 for value in second_copy.values()), (
+    f"вне 0.1–0.4 ната: {[(name, round(float(v), 3)) for name, v in second_copy.items() if not 0.1 < v < 0.4]}")
 
 # %% [markdown]
 # ## Упражнения

@@ -70,7 +70,10 @@ print(f"символов в тексте: {len(text):,}; разных (слов�
 print("начало:", repr(text[:120]))
 ids = tokenizer.encode("кот сел")
 print("«кот сел» ->", ids, "->", repr(tokenizer.decode(ids)))
-assert tokenizer.decode(tokenizer.encode(text[:1000])) == text[:1000]
+assert tokenizer.decode(tokenizer.encode(text[:1000])) == text[:1000], (
+    f"decode(encode(text[:1000])) вернул другой текст длины {len(tokenizer.decode(tokenizer.encode(text[:1000])))}, "
+    f"первое расхождение на символе "
+    f"{next((j for j, a in enumerate(tokenizer.decode(tokenizer.encode(text[:1000]))) if a != text[j]), '—')}")
 
 # %% [markdown]
 # Символа, которого в тексте не было, модель никогда не видела — номера у него нет, и токенизатор
@@ -111,7 +114,7 @@ d = 64
 formula = (V + 64) * d + 4 * (12 * d * d + 13 * d) + 2 * d + d * V + V
 GPT2_SMALL = 124_439_808
 print(f"параметров: {gpt.num_params():,}; по формуле {formula:,}; GPT-2 small больше в {GPT2_SMALL / formula:.0f} раз")
-assert gpt.num_params() == formula
+assert gpt.num_params() == formula, f"параметров {gpt.num_params():,}, а по формуле {formula:,}"
 
 # %% [markdown]
 # ## Точки отсчёта: что значат потери
@@ -142,7 +145,11 @@ val_start, lesson_09 = len(text) - len(val_ids), text[starts["09"]:]
 print(f"проверочная часть — последние {len(val_ids) / len(lesson_09):.0%} прозы урока 09:", val_start > starts["09"])
 untrained = evaluate(gpt, val_windows)
 print("необученная GPT — почти наугад (|потери − ln V| < 0.3):", abs(untrained - np.log(V)) < 0.3)
-assert baselines["биграммы"] < baselines["униграммы"] < baselines["наугад, ln V"] and abs(untrained - np.log(V)) < 0.3
+assert (baselines["биграммы"] < baselines["униграммы"] < baselines["наугад, ln V"]
+        and abs(untrained - np.log(V)) < 0.3), (
+    f"потери: биграммы {baselines['биграммы']:.3f}, униграммы {baselines['униграммы']:.3f}, "
+    f"наугад {baselines['наугад, ln V']:.3f} (нужно по возрастанию); необученная GPT {untrained:.3f} "
+    f"(нужно ln V ± 0.3)")
 
 # %% [markdown]
 # Необученная модель раздаёт вероятность почти поровну — её потери около $\ln V$. Биграммы знают только
@@ -173,7 +180,9 @@ print(f"{STEPS} шагов: {run.seconds:.0f} с процессора; поте�
 # %%
 print(f"потери на проверке после {STEPS} шагов ≤ 2.1: {run.val_losses[-1] <= 2.1};  "
       f"ниже биграмм на 0.3 и больше: {run.val_losses[-1] < baselines['биграммы'] - 0.3}")
-assert run.val_losses[-1] <= 2.1 and run.val_losses[-1] < baselines["биграммы"] - 0.3
+assert run.val_losses[-1] <= 2.1 and run.val_losses[-1] < baselines["биграммы"] - 0.3, (
+    f"потери на проверке {run.val_losses[-1]:.3f}, а нужно ≤ 2.1 и меньше, чем биграммы − 0.3 = "
+    f"{baselines['биграммы'] - 0.3:.3f}")
 
 # %% [markdown]
 # 800 шагов — меньше минуты процессора (сколько у вас — в ячейке выше), и модель уже заметно лучше
@@ -197,7 +206,7 @@ plt.show()
 gap = run.val_losses[-1] - train_curve[-1]
 print("в конце потери на проверке выше, чем на обучении, но меньше чем на 0.3 ната:", 0 < gap < 0.3)
 print(f"модель увидела {STEPS * 16 * 64:,} символов — {STEPS * 16 * 64 / len(train_ids):.0f} проходов по обучающей части")
-assert 0 < gap < 0.3
+assert 0 < gap < 0.3, f"потери на проверке выше, чем на обучении, на {gap:.3f}, а нужно от 0 до 0.3"
 
 # %% [markdown]
 # Первые сотни шагов кривые идут вместе, а к концу красная чуть выше синей: на тексте, которого модель
@@ -243,7 +252,8 @@ honest_text = written(run.model)                                              # 
 share_before, share_after = known_word_share(written(gpt), text), known_word_share(honest_text, text)
 print(f"доля настоящих слов: у необученной модели меньше 0.05 — {share_before < 0.05};  "
       f"после обучения больше 0.1 — {share_after > 0.1}")
-assert share_before < 0.05 and share_after > 0.1
+assert share_before < 0.05 and share_after > 0.1, (
+    f"доля настоящих слов до обучения {share_before:.3f} (нужно < 0.05), после {share_after:.3f} (нужно > 0.1)")
 
 # %% tags=["nbval-ignore-output"]
 print(f"доля настоящих слов: до обучения {share_before:.2f}, после {share_after:.2f}")
@@ -278,7 +288,9 @@ long_loss = evaluate(long_model, val_windows)
 share_long = known_word_share(written(long_model), text)
 print(f"чекпойнт: потери на проверке ≤ 1.8: {long_loss <= 1.8};  лучше минутной модели на 0.1 и больше: "
       f"{long_loss < run.val_losses[-1] - 0.1};  настоящих слов больше: {share_long > share_after}")
-assert long_loss <= 1.8 and long_loss < run.val_losses[-1] - 0.1 and share_long > share_after
+assert long_loss <= 1.8 and long_loss < run.val_losses[-1] - 0.1 and share_long > share_after, (
+    f"чекпойнт: потери {long_loss:.3f} (нужно ≤ 1.8 и меньше {run.val_losses[-1] - 0.1:.3f}), "
+    f"доля настоящих слов {share_long:.3f} (нужно больше {share_after:.3f})")
 
 # %% tags=["nbval-ignore-output"]
 print(f"потери на проверке: минута — {run.val_losses[-1]:.3f}, чекпойнт — {long_loss:.3f} "
@@ -319,7 +331,9 @@ entropies = [float(nt.functional.entropy(p)) for p in probs]
 greedy = sample_next_token(logits[None], 1.0, 1, np.random.default_rng(0))[0]
 print("энтропия растёт с температурой:", entropies[0] < entropies[1] < entropies[2],
       ";  top_k = 1 — всегда самый вероятный:", greedy == logits.argmax())
-assert entropies[0] < entropies[1] < entropies[2] and greedy == logits.argmax()
+assert entropies[0] < entropies[1] < entropies[2] and greedy == logits.argmax(), (
+    f"энтропии при τ = 0.5, 1, 2: {entropies[0]:.3f}, {entropies[1]:.3f}, {entropies[2]:.3f} (нужно по возрастанию); "
+    f"top_k = 1 дал токен {greedy}, а самый вероятный — {logits.argmax()}")
 
 # %% tags=["nbval-ignore-output"]
 for tau, p, H in zip(taus, probs, entropies):
@@ -392,8 +406,12 @@ print(f"голова предыдущего символа — слой {previou
       f"у остальных меньше 0.5 —", scores.previous[previous_head] >= 0.5 and others.max() < 0.5)
 print(f"на последний пробел больше чем в {SPACE_RATIO} раза чаще ровного разброса смотрят головы (слой, голова): {space_heads}")
 print("индукционный вес у каждой головы ниже даже ровного разброса —", scores.induction.max() < scores.even["induction"])
-assert scores.previous[previous_head] >= 0.5 and others.max() < 0.5 and len(space_heads) > 1
-assert scores.induction.max() < scores.even["induction"] and space_head in space_heads
+assert scores.previous[previous_head] >= 0.5 and others.max() < 0.5 and len(space_heads) > 1, (
+    f"голова {previous_head}: вес на t − 1 {scores.previous[previous_head]:.2f} (нужно ≥ 0.5), у остальных "
+    f"до {others.max():.2f} (нужно < 0.5); голов пробела {len(space_heads)}: {space_heads} (нужно больше одной)")
+assert scores.induction.max() < scores.even["induction"] and space_head in space_heads, (
+    f"наибольший индукционный вес {scores.induction.max():.3f}, ровный разброс {scores.even['induction']:.3f} "
+    f"(нужно ниже); лучшая голова пробела {space_head} должна быть среди {space_heads}")
 
 # %% tags=["nbval-ignore-output"]
 ratio = lambda name, head: getattr(scores, name)[head] / scores.even[name]
@@ -425,8 +443,12 @@ typical = np.median(all_costs)
 print("дороже всех — голова предыдущего символа:", np.unravel_index(all_costs.argmax(), (4, 4)) == previous_head)
 print("без любой из голов пробела потери растут (больше 0.01), но меньше, чем без типичной головы:",
       all(0.01 < all_costs[h] < typical for h in space_heads))
-assert np.unravel_index(all_costs.argmax(), (4, 4)) == previous_head
-assert all(0.01 < all_costs[h] < typical for h in space_heads)
+assert np.unravel_index(all_costs.argmax(), (4, 4)) == previous_head, (
+    f"дороже всех голова {tuple(int(n) for n in np.unravel_index(all_costs.argmax(), (4, 4)))} "
+    f"(+{all_costs.max():.3f} ната), а не голова предыдущего символа {previous_head} (+{all_costs[previous_head]:.3f})")
+assert all(0.01 < all_costs[h] < typical for h in space_heads), (
+    f"рост потерь у голов пробела должен быть от 0.01 до {typical:.3f}, а (голова, рост): "
+    f"{[(h, round(float(all_costs[h]), 3)) for h in space_heads if not 0.01 < all_costs[h] < typical]}")
 
 # %% tags=["nbval-ignore-output"]
 print(f"без головы предыдущего символа: +{all_costs[previous_head]:.3f} ната;  без голов пробела: "
@@ -464,7 +486,7 @@ gpt_heads_explorer(long_model, tokenizer, PHRASES)
 cheat = train_gpt(text, 300, seed=0, causal=False, progress=lambda *args: None)
 masked_loss, cheat_loss = run.losses[250:300].mean(), cheat.losses[250:].mean()
 print(f"потери обучения на шагах 250–300 без маски меньше, чем с маской, в 10 раз и больше: {cheat_loss < masked_loss / 10}")
-assert cheat_loss < masked_loss / 10
+assert cheat_loss < masked_loss / 10, f"без маски потери {cheat_loss:.3f}, а нужно меньше {masked_loss / 10:.3f}"
 
 # %% tags=["nbval-ignore-output"]
 print(f"потери обучения на шагах 250–300: с маской {masked_loss:.2f}, без маски {cheat_loss:.2f} ната")
@@ -482,8 +504,11 @@ cheat_text = written(cheat.model)                       # honest_text — мод
 print(f"настоящих слов: без маски меньше 0.05 — {known_word_share(cheat_text, text) < 0.05}, "
       f"с маской больше 0.1 — {known_word_share(honest_text, text) > 0.1}")
 print("без маски один и тот же символ повторяется 10 раз подряд и больше:", longest_run(cheat_text) >= 10)
-assert known_word_share(cheat_text, text) < 0.05 and known_word_share(honest_text, text) > 0.1
-assert longest_run(cheat_text) >= 10
+assert known_word_share(cheat_text, text) < 0.05 and known_word_share(honest_text, text) > 0.1, (
+    f"доля настоящих слов: без маски {known_word_share(cheat_text, text):.3f} (нужно < 0.05), "
+    f"с маской {known_word_share(honest_text, text):.3f} (нужно > 0.1)")
+assert longest_run(cheat_text) >= 10, (
+    f"без маски самый длинный повтор одного символа {longest_run(cheat_text)}, а нужно 10 и больше")
 
 # %% tags=["nbval-ignore-output"]
 print("без маски:", repr(cheat_text[:120]))
@@ -617,7 +642,8 @@ for key in ours:
 seen = STEPS * 16 * 64
 print(f"за {STEPS} шагов наша модель увидела {seen:,} символов; вычислений на обучение ≈ 6 · параметры · символы "
       f"(Kaplan et al., 2020) = {6 * gpt.num_params() * seen:.1e} операций")
-assert gpt2["параметров"] / ours["параметров"] > 500
+assert gpt2["параметров"] / ours["параметров"] > 500, (
+    f"GPT-2 small больше нашей модели в {gpt2['параметров'] / ours['параметров']:,.0f} раз, а нужно больше чем в 500")
 
 # %% [markdown]
 # Параметров в пятьсот с лишним раз больше, окно в 16 раз длиннее, текста — в сотни тысяч раз больше, и
