@@ -12,7 +12,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from course_lib.exercises import BY_LESSON  # noqa: E402
 from tools import workspace  # noqa: E402
-from tools.classroom import answers, lesson_cells  # noqa: E402
+from tools.classroom import answers, exercise_cells  # noqa: E402
 
 
 def _mode(path):
@@ -28,9 +28,9 @@ def test_every_exercise_has_task_checker_and_solution(tmp_path):
         if number not in BY_LESSON:
             continue
         page = (out / f"{lesson.stem}.md").read_text(encoding="utf-8")
-        notebook = lesson_cells.read(lesson)
-        for exercise in lesson_cells.exercises(notebook, number):
-            solution = lesson_cells.source(notebook["cells"][exercise.solution_cell]).strip()
+        notebook = exercise_cells.read(lesson)
+        for exercise in exercise_cells.exercises(notebook, number):
+            solution = exercise_cells.source(notebook["cells"][exercise.solution_cell]).strip()
             assert solution in page, f"{lesson.name}: нет решения {exercise.solution}"
             assert f"проверка `{exercise.checker}`" in page
             last_line = exercise.task.splitlines()[-1]
@@ -56,9 +56,9 @@ def test_page_follows_the_lesson(tmp_path):
     source = tmp_path / "lessons"
     source.mkdir()
     notebook = json.loads((ROOT / "lessons" / "02_soft_search.ipynb").read_text(encoding="utf-8"))
-    exercise = lesson_cells.exercises(notebook, "02")[1]
+    exercise = exercise_cells.exercises(notebook, "02")[1]
     cell = notebook["cells"][exercise.solution_cell]
-    cell["source"] = lesson_cells.source(cell).replace("return weights @ V", "return V.T @ weights  # правка учителя")
+    cell["source"] = exercise_cells.source(cell).replace("return weights @ V", "return V.T @ weights  # правка учителя")
     (source / "02_soft_search.ipynb").write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")
     answers.write(tmp_path / "out", source=source)
     assert "return V.T @ weights  # правка учителя" in (tmp_path / "out" / "02_soft_search.md").read_text("utf-8")

@@ -19,7 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from course_lib.exercises import BY_LESSON  # noqa: E402
 from tools import workspace  # noqa: E402
-from tools.classroom import lesson_cells  # noqa: E402
+from tools.classroom import exercise_cells  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
 
@@ -27,7 +27,7 @@ NOTEBOOKS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
 def _tree(cell):
     """ast ячейки; строки магий IPython (%, !) — не Python, их пропускаем."""
     text = "\n".join("" if line.lstrip().startswith(("%", "!")) else line
-                     for line in lesson_cells.source(cell).splitlines())
+                     for line in exercise_cells.source(cell).splitlines())
     return ast.parse(text)
 
 
@@ -77,9 +77,9 @@ def test_lesson_needs_no_solution_cell(notebook):
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_exercise_has_one_learner_cell_and_one_solution(notebook):
-    lesson = lesson_cells.lesson_number(notebook)
+    lesson = exercise_cells.lesson_number(notebook)
     data = json.loads(notebook.read_text(encoding="utf-8"))
-    found = lesson_cells.exercises(data, lesson)              # ValueError, если ячеек не по одной
+    found = exercise_cells.exercises(data, lesson)              # ValueError, если ячеек не по одной
     assert [e.checker for e in found] == list(BY_LESSON.get(lesson, ()))
     solution_code = [i for i, c in enumerate(data["cells"]) if c["cell_type"] == "code" and workspace.is_solution(c)]
     assert sorted(e.solution_cell for e in found) == solution_code, (
@@ -100,7 +100,7 @@ def test_checker_of_the_checker():
                           _cell("def g(answer):\n    return answer\n")]}
     assert solution_only_names_used(notebook) == [(1, "answer")]
     with pytest.raises(ValueError, match="одна ячейка ученика и одно решение"):
-        lesson_cells.exercises({"cells": [_cell("check_softmax(my_softmax)\n")]}, "02")
+        exercise_cells.exercises({"cells": [_cell("check_softmax(my_softmax)\n")]}, "02")
 
 
 def test_lesson_02_runs_without_its_solutions(tmp_path):

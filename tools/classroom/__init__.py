@@ -3,7 +3,7 @@
 Что где (подробно — TEACHERS.md):
 - limits.py — пределы одного ученика (потоки BLAS и машинного отделения, память, простой ядер);
   их берут и хаб (class/jupyterhub_config.py), и benchmarks/class.py;
-- lesson_cells.py — упражнения урока в тетрадке: задание, ячейка ученика, решение (метка `solution`);
+- exercise_cells.py — упражнения урока в тетрадке: задание, ячейка ученика, решение (метка `solution`);
   по ним answers.py пишет ответы учителя (make answers), а nbgrader_course.py — курс nbgrader (make nbgrader).
 - hub.py — make class / class-stop / class-status: записи, work/ учеников, запуск и остановка хаба;
   accounts.py — список class/learners.txt (проверка) и записи системы; memory_cgroup.py — предел памяти

@@ -3,7 +3,7 @@
     .venv/bin/python -m tools.classroom.answers                  # make answers: class/answers/NN_slug.md
     .venv/bin/python -m tools.classroom.answers --out DIR --lessons 02 03
 
-Страницы собираются из самих уроков (ячейки с меткой `solution`, см. lesson_cells.py), так что правка
+Страницы собираются из самих уроков (ячейки с меткой `solution`, см. exercise_cells.py), так что правка
 урока попадает в ответы при следующем `make answers`. Папка — только для владельца (0700, файлы 0600):
 на сервере класса ученики могут читать репозиторий курса, а ответы — нет.
 """
@@ -18,7 +18,7 @@ if str(ROOT) not in sys.path:                     # запуск файлом, �
     sys.path.insert(0, str(ROOT))
 
 import course_lib.exercises as checkers  # noqa: E402
-from tools.classroom import lesson_cells  # noqa: E402
+from tools.classroom import exercise_cells  # noqa: E402
 from tools.workspace import LESSONS, lessons  # noqa: E402
 
 OUT = ROOT / "class" / "answers"
@@ -26,7 +26,7 @@ OUT = ROOT / "class" / "answers"
 
 def title(notebook):
     """«Урок 02. Внимание как мягкий поиск» — первая строка первой markdown-ячейки."""
-    first = next(lesson_cells.source(c) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    first = next(exercise_cells.source(c) for c in notebook["cells"] if c["cell_type"] == "markdown")
     return first.splitlines()[0].lstrip("# ").strip()
 
 
@@ -41,8 +41,8 @@ def _code(text):
 
 def page(path):
     """Markdown-страница ответов к уроку `path` (.ipynb); None, если упражнений в уроке нет."""
-    notebook, lesson = lesson_cells.read(path), lesson_cells.lesson_number(path)
-    found = lesson_cells.exercises(notebook, lesson)
+    notebook, lesson = exercise_cells.read(path), exercise_cells.lesson_number(path)
+    found = exercise_cells.exercises(notebook, lesson)
     if not found:
         return None
     parts = [f"# Ответы: {title(notebook)}",
@@ -54,12 +54,12 @@ def page(path):
                   "### Задание",
                   "\n".join("> " + line if line else ">" for line in exercise.task.splitlines()),
                   "### Ячейка ученика",
-                  _code(lesson_cells.source(notebook["cells"][exercise.learner_cell])),
+                  _code(exercise_cells.source(notebook["cells"][exercise.learner_cell])),
                   "### Проверка",
                   f"`{exercise.checker}` из `{checker_file(exercise.checker)}`: {(check.__doc__ or '').strip()} "
                   "Печатает ✅, ❌ с подсказкой или ⏳, если в функции ещё стоит `raise NotImplementedError`.",
                   "### Решение",
-                  _code(lesson_cells.source(notebook["cells"][exercise.solution_cell]))]
+                  _code(exercise_cells.source(notebook["cells"][exercise.solution_cell]))]
     return "\n\n".join(parts) + "\n"
 
 
@@ -76,8 +76,8 @@ def write(out=OUT, numbers=None, source=LESSONS):
     out = pathlib.Path(out)
     out.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(out, 0o700)
-    chosen = [p for p in lessons(source) if numbers is None or lesson_cells.lesson_number(p) in numbers]
-    unknown = set(numbers or ()) - {lesson_cells.lesson_number(p) for p in chosen}
+    chosen = [p for p in lessons(source) if numbers is None or exercise_cells.lesson_number(p) in numbers]
+    unknown = set(numbers or ()) - {exercise_cells.lesson_number(p) for p in chosen}
     if unknown:
         raise ValueError(f"нет уроков с номерами {sorted(unknown)}: номера — две цифры, как в lessons/ (02, 10)")
     written, index = [], ["# Ответы к упражнениям курса", "Только для учителя: `make answers` собирает их из уроков.", ""]
@@ -87,7 +87,7 @@ def write(out=OUT, numbers=None, source=LESSONS):
             target = out / f"{path.stem}.md"
             _private_file(target, text)
             written.append(target)
-            index.append(f"- [{title(lesson_cells.read(path))}]({target.name})")
+            index.append(f"- [{title(exercise_cells.read(path))}]({target.name})")
     _private_file(out / "README.md", "\n".join(index) + "\n")
     return written
 

@@ -28,7 +28,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:                     # запуск файлом, а не через -m
     sys.path.insert(0, str(ROOT))
 
-from tools.classroom import lesson_cells  # noqa: E402
+from tools.classroom import exercise_cells  # noqa: E402
 from tools.workspace import LESSONS, is_solution, lessons  # noqa: E402
 
 COURSE_ID = "attention-bez-magii"
@@ -64,19 +64,19 @@ def _code_cell(cell_id, text, metadata):
 
 def answer_source(learner_text, exercise, solution_text, renames):
     """Ячейка ученика без вызова проверки, тело его функции — решение между BEGIN/END SOLUTION."""
-    learner = lesson_cells.function_node(learner_text, exercise.function)
-    solution = lesson_cells.function_node(solution_text, exercise.solution)
-    if lesson_cells.parameters(learner) != lesson_cells.parameters(solution):
-        raise ValueError(f"у {exercise.solution} аргументы {lesson_cells.parameters(solution)}, а у функции ученика "
-                         f"{exercise.function} — {lesson_cells.parameters(learner)}: решение не подставить")
+    learner = exercise_cells.function_node(learner_text, exercise.function)
+    solution = exercise_cells.function_node(solution_text, exercise.solution)
+    if exercise_cells.parameters(learner) != exercise_cells.parameters(solution):
+        raise ValueError(f"у {exercise.solution} аргументы {exercise_cells.parameters(solution)}, а у функции ученика "
+                         f"{exercise.function} — {exercise_cells.parameters(learner)}: решение не подставить")
     lines = learner_text.splitlines()
-    start, end = lesson_cells.body_span(learner_text, learner)
+    start, end = exercise_cells.body_span(learner_text, learner)
     indent = " " * (len(lines[start]) - len(lines[start].lstrip()))
-    body = textwrap.dedent("\n".join(lesson_cells.body_lines(solution_text, solution)))
-    body = lesson_cells.rename(body + "\n", renames).rstrip("\n")
+    body = textwrap.dedent("\n".join(exercise_cells.body_lines(solution_text, solution)))
+    body = exercise_cells.rename(body + "\n", renames).rstrip("\n")
     replaced = {(start, end): [indent + BEGIN, textwrap.indent(body, indent), indent + END]}
     for node in ast.parse(learner_text).body:       # вызов проверки уходит в свою ячейку-тест
-        if node is not learner and (exercise.checker, exercise.function) in lesson_cells.checker_calls(node):
+        if node is not learner and (exercise.checker, exercise.function) in exercise_cells.checker_calls(node):
             replaced[(node.lineno - 1, node.end_lineno)] = []
     for (first, last), new in sorted(replaced.items(), reverse=True):   # снизу вверх: номера строк выше целы
         lines[first:last] = new
@@ -90,8 +90,8 @@ def test_source(exercise):
 
 def convert(path):
     """Тетрадка урока (.ipynb) -> тетрадка nbgrader (словарь) или None, если упражнений в уроке нет."""
-    notebook = copy.deepcopy(lesson_cells.read(path))
-    found = lesson_cells.exercises(notebook, lesson_cells.lesson_number(path))
+    notebook = copy.deepcopy(exercise_cells.read(path))
+    found = exercise_cells.exercises(notebook, exercise_cells.lesson_number(path))
     if not found:
         return None
     renames = {e.solution: e.function for e in found}
@@ -106,8 +106,8 @@ def convert(path):
             cells.append(cell)
             continue
         exercise = by_cell[i]
-        text = answer_source(lesson_cells.source(cell), exercise,
-                             lesson_cells.source(notebook["cells"][exercise.solution_cell]), renames)
+        text = answer_source(exercise_cells.source(cell), exercise,
+                             exercise_cells.source(notebook["cells"][exercise.solution_cell]), renames)
         cells.append(_code_cell(cell.get("id", exercise.function), text,
                                 {"nbgrader": _nbgrader(exercise.function, solution=True)}))
         cells.append(_code_cell(f"test-{exercise.checker}".replace("_", "-"), test_source(exercise),
@@ -119,12 +119,12 @@ def convert(path):
 def write(out, numbers=None, source=LESSONS):
     """Курс nbgrader в `out` -> список тетрадок source/lesson_NN/NN_slug.ipynb."""
     out = pathlib.Path(out)
-    chosen = [p for p in lessons(source) if numbers is None or lesson_cells.lesson_number(p) in numbers]
-    unknown = set(numbers or ()) - {lesson_cells.lesson_number(p) for p in chosen}
+    chosen = [p for p in lessons(source) if numbers is None or exercise_cells.lesson_number(p) in numbers]
+    unknown = set(numbers or ()) - {exercise_cells.lesson_number(p) for p in chosen}
     if unknown:
         raise ValueError(f"нет уроков с номерами {sorted(unknown)}: номера — две цифры, как в lessons/ (02, 10)")
     converted = [(p, convert(p)) for p in chosen]
-    empty = [lesson_cells.lesson_number(p) for p, nb in converted if nb is None and numbers is not None]
+    empty = [exercise_cells.lesson_number(p) for p, nb in converted if nb is None and numbers is not None]
     if empty:
         raise ValueError(f"в уроках {empty} нет упражнений — для nbgrader там нечего проверять")
     out.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -134,7 +134,7 @@ def write(out, numbers=None, source=LESSONS):
     for path, notebook in converted:
         if notebook is None:
             continue
-        target = out / "source" / f"lesson_{lesson_cells.lesson_number(path)}" / path.name
+        target = out / "source" / f"lesson_{exercise_cells.lesson_number(path)}" / path.name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n",
                           encoding="utf-8")
