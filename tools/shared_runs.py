@@ -70,7 +70,8 @@ def _canonical(value):
         parts = [_canonical(v) for v in value]
         return None if None in parts else f"{type(value).__name__}({','.join(parts)})"
     if isinstance(value, np.ndarray):
-        return f"array({value.dtype.str},{value.shape},{hashlib.blake2b(value.tobytes(), digest_size=16).hexdigest()})"
+        from course_lib.props.run_memory import fingerprint      # тот же отпечаток, что у ключей памяти прогонов
+        return f"array({fingerprint(value)})"
     if value is None or isinstance(value, (bool, int, float, str, range)):
         return repr(value)
     return None                  # функция, объект: их repr в другом процессе другой
@@ -92,8 +93,10 @@ def encode(value):
     def walk(v):
         if v is None or isinstance(v, (bool, str)):
             return v
-        if isinstance(v, (int, float)) and type(v) in (int, float):
-            return {"$float": repr(v)} if isinstance(v, float) else v
+        if type(v) is int:
+            return v
+        if type(v) is float:
+            return {"$float": repr(v)}                                 # repr: и nan, и inf, и все знаки
         if id(v) in seen:
             return {"$ref": seen[id(v)][0]}
         if isinstance(v, (np.ndarray, np.generic)):

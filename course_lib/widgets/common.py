@@ -35,10 +35,11 @@ def sentence_tokens(sentence, T=None):
     if T < 1:
         notes.append(f"T — сколько токенов взять, хотя бы 1, а пришло {T}; показываю T = 1.")
     shown = min(max(T, 1), longest)
+    count = plural(len(words), "слово", "слова", "слов")
     if len(words) > MAX_T:
-        notes.append(f"В предложении {plural(len(words), 'слово', 'слова', 'слов')}, а T бывает не больше {MAX_T}: беру первые {shown}.")
+        notes.append(f"В предложении {count}, а T бывает не больше {MAX_T}: беру первые {shown}.")
     elif T > longest:
-        notes.append(f"В предложении {plural(len(words), 'слово', 'слова', 'слов')} — поэтому T = {longest}, а не {T}.")
+        notes.append(f"В предложении {count} — поэтому T = {longest}, а не {T}.")
     return words[:shown], " ".join(notes)
 
 
