@@ -1,7 +1,7 @@
 """Судья для книги и машинного отделения: если пути разошлись, какой из них неверен — по независимому эталону.
 
-Эталон считается заново, без course_lib: формулы во float64 на NumPy (внимание, GELU, Linear, LayerNorm) и
-центральные разности этих формул для градиентов. Считается он только тогда, когда пути разошлись.
+Эталон считается заново, без course_lib: формулы во float64 на NumPy (внимание, GELU, Linear, LayerNorm,
+слой многоголового внимания и блок трансформера из них) и центральные разности этих формул для градиентов. Считается он только тогда, когда пути разошлись.
 """
 
 import numpy as np
@@ -33,6 +33,33 @@ def linear(x, weight, bias):
 def layer_norm(x, weight, bias, eps):
     centred = x - x.mean(axis=-1, keepdims=True)
     return centred / np.sqrt((centred**2).mean(axis=-1, keepdims=True) + eps) * weight + bias
+
+
+def multi_head_attention(x, params, heads, causal, mask=None, prefix=""):
+    """Слой урока 06: головы из столбцов q, k, v, внимание каждой, склейка и W_o. params — {имя: массив} как
+    у named_parameters() (prefix — путь слоя внутри блока); mask — True = «можно смотреть», до (N, h, T, T)."""
+    N, T, D = x.shape
+    d = D // heads
+
+    def split(y):                                   # (N, T, D) -> (N, h, T, d)
+        return y.reshape(N, T, heads, d).transpose(0, 2, 1, 3)
+
+    q, k, v = (split(linear(x, params[f"{prefix}W_{n}.weight"], params[f"{prefix}W_{n}.bias"])) for n in "qkv")
+    allowed = np.tril(np.ones((T, T), dtype=bool)) if causal else np.ones((T, T), dtype=bool)
+    if mask is not None:
+        allowed = allowed & mask
+    context, _ = attention(q, k, v, allowed, 1 / np.sqrt(d))
+    merged = context.transpose(0, 2, 1, 3).reshape(N, T, D)
+    return linear(merged, params[f"{prefix}W_o.weight"], params[f"{prefix}W_o.bias"])
+
+
+def transformer_block(x, params, heads, causal, mask=None, eps=1e-5):
+    """Блок урока 09, pre-norm: x + внимание(LayerNorm(x)), потом x + W_down(GELU(W_up(LayerNorm(x))))."""
+    x = x + multi_head_attention(layer_norm(x, params["ln1.weight"], params["ln1.bias"], eps), params, heads, causal,
+                                 mask, prefix="attention.")
+    hidden = gelu(linear(layer_norm(x, params["ln2.weight"], params["ln2.bias"], eps),
+                         params["ffn.W_up.weight"], params["ffn.W_up.bias"]))
+    return x + linear(hidden, params["ffn.W_down.weight"], params["ffn.W_down.bias"])
 
 
 def numeric_grads(f, arrays, upstreams, eps=1e-6):

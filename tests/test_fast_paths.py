@@ -68,23 +68,80 @@ def test_plain_and_fast_attention_agree_forward_and_backward(case, chunk, rows, 
         assert problem is None, problem
 
 
+LAYER_REFERENCES = {"MultiHeadAttention": referee.multi_head_attention, "TransformerBlock": referee.transformer_block}
+
+
+def _layer_case(layer, causal):
+    """Слой (зерно 0), вход x (3, 7, 8), маска паддинга (третья фраза пустая) и эталон: f(x, *параметры) на NumPy."""
+    x = rng(5).normal(size=(3, 7, 8))
+    padding = np.arange(7) < np.array([7, 4, 0])[:, None, None, None]      # (N, 1, 1, T): третья фраза пустая
+    nt.manual_seed(0)
+    module = getattr(nt, layer)(8, 2, causal=causal)
+    names = [name for name, _ in module.named_parameters()]
+
+    def exact(x, *params):
+        return LAYER_REFERENCES[layer](x, dict(zip(names, params)), 2, causal, padding)
+
+    return module, x, padding, names, exact
+
+
+def _layer_results(layer, causal, fast):
+    """[выход, dx, градиенты параметров…] слоя по книге (fast=False) или под nt.fast()."""
+    module, x, padding, _, _ = _layer_case(layer, causal)
+    xt = nt.tensor(x, requires_grad=True)
+    with nt.fast(fast):
+        out = module(xt, padding)
+        (out * upstream_weights(out.shape)).sum().backward()
+    return [out.data, xt.grad] + [p.grad for p in module.parameters()]
+
+
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("layer", ["MultiHeadAttention", "TransformerBlock"])
 def test_plain_and_fast_layers_agree(layer, causal):
-    x = rng(5).normal(size=(3, 7, 8))
-    padding = np.arange(7) < np.array([7, 4, 0])[:, None, None, None]      # (N, 1, 1, T): третья фраза пустая
-    results = []
-    for fast in (False, True):
-        nt.manual_seed(0)
-        module = getattr(nt, layer)(8, 2, causal=causal)
-        xt = nt.tensor(x, requires_grad=True)
-        with nt.fast(fast):
-            out = module(xt, padding)
-            (out * upstream_weights(out.shape)).sum().backward()
-        results.append([out.data, xt.grad] + [p.grad for p in module.parameters()])
-    for i, (plain, fast) in enumerate(zip(*results)):
-        what = ["выход", "dx"][i] if i < 2 else f"градиент параметра {i - 2}"
-        assert np.abs(plain - fast).max() < 1e-12, f"{layer}: {what} под nt.fast() расходится с книгой"
+    """Разошлись — судья (referee: слой на NumPy во float64 и его центральные разности) говорит, какой путь неверен."""
+    module, x, _, names, exact = _layer_case(layer, causal)
+    arrays = [x] + [p.data for p in module.parameters()]
+    upstream = [upstream_weights(exact(*arrays).shape)]
+    references = [lambda: exact(*arrays)] + [lambda i=i: referee.numeric_grads(exact, arrays, upstream)[i]
+                                             for i in range(len(arrays))]
+    plain, fast = _layer_results(layer, causal, False), _layer_results(layer, causal, True)
+    for i, (p, f, reference) in enumerate(zip(plain, fast, references)):
+        what = ["выход", "dx"][i] if i < 2 else f"градиент {names[i - 2]}"
+        problem = referee.verdict(f"{layer}: {what}", p, f, reference, "слой на NumPy во float64 и его разности")
+        assert problem is None, problem
+
+
+@pytest.mark.parametrize("layer", ["MultiHeadAttention", "TransformerBlock"])
+def test_layer_referee_agrees_with_the_book(layer):
+    """Судья сам по себе верен: его слой совпадает с книгой и вперёд (до 1e-12), и назад (разности — до 1e-6).
+    Иначе его «неверно — книга» ничего бы не значило."""
+    module, x, _, names, exact = _layer_case(layer, True)
+    arrays = [x] + [p.data for p in module.parameters()]
+    book = _layer_results(layer, True, False)
+    assert np.abs(exact(*arrays) - book[0]).max() < 1e-12, f"{layer}: судья вперёд расходится с книгой"
+    numeric = referee.numeric_grads(exact, arrays, [upstream_weights(book[0].shape)])
+    for i, (ours, theirs) in enumerate(zip(book[1:], numeric)):
+        what = "dx" if i == 0 else f"градиент {names[i - 1]}"
+        gap = np.abs(ours - theirs).max()
+        assert gap < 1e-6 * (1 + np.abs(theirs).max()), f"{layer}: {what} книги и разности судьи разошлись на {gap:.1e}"
+
+
+def test_layer_referee_names_the_wrong_path(monkeypatch):
+    """Испорченный быстрый GELU (на 1 % больше): судья называет неверным машинное отделение, а не книгу."""
+    import course_lib.functional as functional
+    real = functional.fast_gelu
+
+    def broken(x):
+        out = real(x)
+        out.data *= 1.01
+        return out
+
+    monkeypatch.setattr(functional, "fast_gelu", broken)
+    module, x, _, names, exact = _layer_case("TransformerBlock", True)
+    arrays = [x] + [p.data for p in module.parameters()]
+    plain, fast = _layer_results("TransformerBlock", True, False), _layer_results("TransformerBlock", True, True)
+    problem = referee.verdict("TransformerBlock: выход", plain[0], fast[0], lambda: exact(*arrays), "слой на NumPy")
+    assert problem is not None and problem.endswith("неверно машинное отделение (nt.fast())"), problem
 
 
 def _layer_norm(d, seed):
