@@ -43,8 +43,10 @@ def each_piece(fn, pieces):
 def matmul(a, b):
     """a @ b для двух матриц (n, k) @ (k, m); большое умножение — кусками строк a на все ядра."""
     (n, k), m = a.shape, b.shape[1]
-    cores = cpu_count()
-    if n * k * m < SPLIT_WORK or cores == 1 or n < 2 * cores or b.shape[0] != k:   # последнее: пусть ошибку даст NumPy
+    if n * k * m < SPLIT_WORK or b.shape[0] != k:     # малое — как обычно; последнее: пусть ошибку даст NumPy
+        return a @ b
+    cores = cpu_count()                               # системный вызов: только для больших умножений
+    if cores == 1 or n < 2 * cores:
         return a @ b
     out = np.empty((n, m), dtype=np.result_type(a, b))
     edges = np.linspace(0, n, cores + 1).astype(int)
