@@ -24,6 +24,13 @@
     var caption = section.querySelector(".caption");
     var message = section.querySelector(".message");
     var description = section.querySelector(".description");
+    // Нарисованные значения каждого ползунка: дальше них ползунок не пускает (кадра там нет, и ползунок
+    // стоял бы на месте). Так бывает, когда нарисованы не все сочетания: при T = 7 «запрос №» 6 не нарисован.
+    var drawn = {};
+    data.names.forEach(function (name, i) {
+      var values = data.frames.map(function (frame) { return frame.v[i]; });
+      drawn[name] = [Math.min.apply(null, values), Math.max.apply(null, values)];
+    });
 
     function read(name) {
       var input = inputs[name], kind = specs[name].kind;
@@ -37,8 +44,8 @@
         var input = inputs[name], spec = specs[name], value = frame.v[i];
         if (spec.kind === "range" || spec.kind === "log") {
           var limits = frame.r[name] || [spec.min, spec.max];
-          input.min = limits[0];
-          input.max = limits[1];
+          input.min = Math.max(limits[0], drawn[name][0]);
+          input.max = Math.min(limits[1], drawn[name][1]);
           input.value = value;
           var output = input.parentNode.querySelector("output");
           if (output) output.textContent = format(spec, value);
