@@ -74,7 +74,7 @@ class HeadsPainter(Painter):
         panel = layout.panel_size(T)
         labels = layout.text_width(view.tokens, layout.tick_size(T))
         gap, left, colorbar, headline = 0.3, 0.55 + labels, 1.0, layout.lines_height(2, 12)
-        title = layout.lines_height(1, 9)
+        title = layout.lines_height(1, 10)
         width = max(6.0, left + cols * panel + (cols - 1) * gap + colorbar)
         height = headline + rows * (title + panel) + labels + 0.55
         grid = layout.Inches(fig, width, height)

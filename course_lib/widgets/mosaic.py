@@ -23,7 +23,7 @@ class HeadPanels:
         self.size = layout.tick_size(T)
         panel = layout.panel_size(T)
         labels = layout.text_width(tokens, self.size)
-        title = layout.lines_height(1, 9)
+        title = layout.lines_height(1, 10)
         cell = panel / T                                         # дюймов на клетку
         self.step_x, self.step_y = T + gap / cell, T + title / cell  # шаг сетки в клетках
         width = self.cols * panel + (self.cols - 1) * gap
@@ -49,7 +49,7 @@ class HeadPanels:
                                          interpolation="nearest"))
             ax.add_artist(Rectangle((x0, y0), T, T, fill=False, edgecolor="black", linewidth=0.8))  # пределы заданы выше
             ax.text(x0 + T / 2, y0, titles[i] if titles else f"голова {i + 1}", transform=above,
-                    ha="center", va="bottom", fontsize=9 if titles else 10)
+                    ha="center", va="bottom", fontsize=10)
             if i + self.cols >= h:                               # ключи подписаны у нижнего ряда панелей
                 for j, token in enumerate(tokens):
                     ax.text(x0 + 0.5 + j, y0 + T, token, transform=below, rotation=90, ha="center", va="top",
