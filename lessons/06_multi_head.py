@@ -45,11 +45,9 @@
 # %%
 import inspect
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 import course_lib as nt
-from course_lib import vis
 
 # %%
 words = "The glass ball fell on the steel table, and it shattered".split()
