@@ -45,12 +45,13 @@ FLOPS_FORWARD = 4 * 2 * N * T * D_MODEL * D_MODEL + 2 * 2 * N * HEADS * T * T * 
 FLOPS = {"прямой": FLOPS_FORWARD, "прямой + обратный": 3 * FLOPS_FORWARD}
 
 
-def measure_interleaved(steps, repeats):
-    """{имя: [секунды]} — по `repeats` замеров каждого шага, шаги по очереди в каждом повторе.
+def measure_interleaved(steps, repeats, cpu=None):
+    """{имя: [секунды по часам]} — по `repeats` замеров каждого шага, шаги по очереди в каждом повторе.
 
     Перед каждым замером шаг один раз вызывается без замера: потоки предыдущего соперника
     ещё крутятся в активном ожидании (OpenMP в torch — миллисекунды после вызова) и отняли бы
     ядро у следующего. Так каждый меряется после своего же вызова — как в цикле обучения.
+    cpu — словарь: если дан, в cpu[имя] — процессорное время тех же замеров (все потоки процесса).
     """
     for step in steps.values():
         for _ in range(WARMUP):
@@ -59,9 +60,11 @@ def measure_interleaved(steps, repeats):
     for _ in range(repeats):
         for name, step in steps.items():
             step()                                   # без замера: ядра свободны от чужих потоков
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             step()
             times[name].append(time.perf_counter() - start)
+            if cpu is not None:
+                cpu.setdefault(name, []).append(time.process_time() - start_cpu)
     return times
 
 

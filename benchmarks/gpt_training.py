@@ -1,12 +1,15 @@
 """Сколько стоит шаг обучения GPT урока 10 и сколько секунд процессора уходит до loss 2.1 на проверке.
 
-    .venv/bin/python benchmarks/gpt_training.py [--steps 60] [--until 2.1]
+    .venv/bin/python benchmarks/gpt_training.py [--steps 60] [--until 2.1] [--lengths 800 1000 1200]
 
 Модель — как в уроке: V = 175 символов прозы уроков, T = 64, d_model = 64, 4 головы, 4 блока,
 батч 16, Adam lr 8e-3 (как в train_gpt после разгона), один поток BLAS. Печатает мс процессора на шаг в float64 и в float32,
 под nt.fast() (так учит урок) и по книге;
 с --until учит (зерно 0, проверка каждые 100 шагов), пока loss на проверке не опустится до
 этого числа, и печатает секунды процессора (планка урока: loss ≤ 2.1 за ≤ 60 с на 2 ядрах).
+С --lengths учит train_gpt урока (разгон, косинус до lr_final, зерно 0) на каждое из чисел шагов и печатает
+потери на проверке в конце и секунды процессора: сколько шагов — и секунд — стоит цель issue 27, loss ≤ 1.9
+(у косинуса lr свой на каждую длину: 800 шагов — не первые 800 из 1000).
 Строкой выше — загрузка машины: на занятых ядрах всё медленнее.
 """
 
@@ -47,6 +50,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--until", type=float, default=None)
+    parser.add_argument("--lengths", type=int, nargs="*", default=(), help="числа шагов train_gpt для таблицы")
     args = parser.parse_args()
     print(f"загрузка машины (1 мин): {os.getloadavg()[0]:.1f}; параметров: {nt.GPT(175, 64, 64, 4, 4).num_params():,}")
     for dtype in (np.float64, np.float32):
@@ -62,6 +66,12 @@ def main():
             print(f"loss на проверке ≤ {args.until} после {reached[0]} шагов: {cpu[reached[0]]:.0f} с процессора")
         else:
             print(f"за 1500 шагов loss на проверке не опустился до {args.until}: {run.val_losses[-1]:.3f}")
+    if args.lengths:
+        print(" шагов | потери на проверке в конце | с процессора")
+        for steps in args.lengths:
+            started = time.process_time()
+            run = train_gpt(lessons_text(), steps, seed=0, progress=lambda *_: None)
+            print(f" {steps:>5} | {run.val_losses[-1]:26.3f} | {time.process_time() - started:11.1f}")
 
 
 if __name__ == "__main__":
