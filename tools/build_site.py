@@ -7,7 +7,8 @@
 Для сопровождающих — как это устроено:
 
 - Источник — исполненные тетрадки lessons/NN_*.ipynb: текст, код, выводы и рисунки берутся из них
-  как есть. Чтобы у рисунков были данные для описаний, а у виджетов — сами виджеты, каждый урок
+  как есть. Страницу урока рисует nbconvert (`HTMLExporter`, шаблон basic — тот же экспорт, что у Jupyter),
+  а его препроцессор (tools/site_page.py) заменяет виджеты проигрывателями и рисунки — файлами с описаниями. Чтобы у рисунков были данные для описаний, а у виджетов — сами виджеты, каждый урок
   ещё раз исполняется здесь же, в процессе (IPython InteractiveShell, бэкенд Agg, папка lessons/):
   после каждой ячейки открытые фигуры matplotlib описываются (tools/site_describe.py) и
   закрываются, а каждый показанный виджет запоминается вместе с положениями ползунков в момент
@@ -390,13 +391,6 @@ def _links(page):
     return re.sub(r'<a href="([^"]*)"[^>]*>(.*?)</a>', fix, page, flags=re.S)
 
 
-def _highlight(code):
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import PythonLexer
-    return highlight(code, PythonLexer(), HtmlFormatter(nowrap=False, cssclass="highlight"))
-
-
 def _strip_ansi(text):
     return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)
 
@@ -436,77 +430,13 @@ class Lesson:
 
 
 def render_lesson(lesson, recorder, out, lessons, report, budget=PUBLISH):
-    parts, figure_count = [], 0
-    widget_number = 0
-    for index, cell in enumerate(lesson.notebook["cells"]):
-        if cell["cell_type"] == "markdown":
-            parts.append(f'<div class="md">{_markdown(cell["source"])}</div>')
-            continue
-        if cell["cell_type"] != "code":
-            continue
-        source = cell["source"]
-        parts.append(f'<div class="code" aria-label="код ячейки">{_highlight(source)}</div>')
-        if re.search(r"\bcheck_\w+\(", source):
-            parts.append('<p class="static-note">Упражнение: здесь его не проверить — код не исполняется. '
-                         f'Решайте в живом курсе ({LIVE}).</p>')
-        figures = list(recorder.figures.get(index, []))
-        shown = list(recorder.widgets.get(index, []))
-        images = [o for o in cell.get("outputs", []) if "image/png" in o.get("data", {})
-                  and not WIDGET_REPR.match("".join(o["data"].get("text/plain", "")))]
-        matched = len(images) == len(figures)
-        if not matched and images:
-            report["warnings"].append(f"{lesson.stem}, ячейка {index}: рисунков в тетрадке {len(images)}, "
-                                      f"при исполнении {len(figures)} — описание по коду ячейки")
-        for output in cell.get("outputs", []):
-            kind = output.get("output_type")
-            if kind == "stream":
-                parts.append(f'<pre class="output">{html.escape(_strip_ansi(output.get("text", "") if isinstance(output.get("text"), str) else "".join(output["text"])))}</pre>')
-            elif kind == "error":
-                parts.append(f'<pre class="output error">{html.escape(_strip_ansi(chr(10).join(output.get("traceback", []))))}</pre>')
-            elif kind in ("execute_result", "display_data"):
-                data = output.get("data", {})
-                text = "".join(data.get("text/plain", ""))
-                widget = WIDGET_REPR.match(text)
-                if widget and shown:
-                    explorer, start = shown.pop(0)
-                    if type(explorer).__name__ != widget.group(1):
-                        report["warnings"].append(f"{lesson.stem}, ячейка {index}: в тетрадке {widget.group(1)}, "
-                                                  f"при исполнении {type(explorer).__name__}")
-                    widget_number += 1
-                    ident = f"w{lesson.number}-{widget_number}"
-                    started = time.perf_counter()
-                    player = Player(explorer, start, ident, out, budget).build()
-                    report["players"].append({"lesson": lesson.stem, "id": ident, "widget": type(explorer).__name__,
-                                              "frames": len(player.files), "states": len(player.frames),
-                                              "bytes": player.bytes, "full": player.full,
-                                              "seconds": time.perf_counter() - started,
-                                              "states_when_published": (len(player.frames) if budget == PUBLISH
-                                                                        else player.states_when_published()),
-                                              "controls": player.names})
-                    parts.append(player.html())
-                    continue
-                if "image/png" in data:
-                    figure_count += 1
-                    name = f"figures/{lesson.stem}-{figure_count}.png"
-                    raw = base64.b64decode("".join(data["image/png"]))
-                    (out / name).parent.mkdir(parents=True, exist_ok=True)
-                    (out / name).write_bytes(raw)
-                    lines = figures.pop(0) if matched and figures else _cell_fallback(cell)
-                    if widget:
-                        lines = ["Виджет из тетрадки не удалось сопоставить: показана его начальная картинка"] + lines
-                    ident = f"fig-{lesson.number}-{figure_count}"
-                    alt = lines[0] if lines else "рисунок"
-                    parts.append(f'<figure class="nb-figure"><img src="{name}" alt="{html.escape(alt[:200])}" '
-                                 f'aria-describedby="{ident}">{_description_html(ident, lines)}</figure>')
-                elif "text/html" in data:
-                    parts.append(f'<div class="output html">{"".join(data["text/html"])}</div>')
-                elif "text/markdown" in data:
-                    parts.append(f'<div class="output md">{_markdown("".join(data["text/markdown"]))}</div>')
-                elif OTHER_WIDGET.match(text):
-                    parts.append(f'<p class="static-note">Здесь в Jupyter — живой виджет ({html.escape(OTHER_WIDGET.match(text).group(1))}, '
-                                 f'например полоса прогресса обучения); в статической версии его нет.</p>')
-                elif text:
-                    parts.append(f'<pre class="output">{html.escape(_strip_ansi(text))}</pre>')
+    """Страница урока: ячейки рисует nbconvert (tools/site_page.py), сверху — плашка, по краям — навигация."""
+    from types import SimpleNamespace
+
+    from site_page import lesson_body
+    site = SimpleNamespace(WIDGET_REPR=WIDGET_REPR, OTHER_WIDGET=OTHER_WIDGET, LIVE=LIVE, PUBLISH=PUBLISH, Player=Player,
+                           cell_fallback=_cell_fallback, description_html=_description_html, links=_links)
+    body = lesson_body(site, lesson, recorder, out, report, budget)
     numbers = [l.stem for l in lessons]
     at = numbers.index(lesson.stem)
     nav = ['<a href="index.html">Оглавление</a>', '<a href="glossary.html">Глоссарий</a>', '<a href="shapes.html">Шпаргалка по формам</a>']
@@ -514,8 +444,7 @@ def render_lesson(lesson, recorder, out, lessons, report, budget=PUBLISH):
         nav.insert(1, f'<a href="{lessons[at - 1].stem}.html" rel="prev">← {html.escape(lessons[at - 1].title)}</a>')
     if at + 1 < len(lessons):
         nav.append(f'<a href="{lessons[at + 1].stem}.html" rel="next">{html.escape(lessons[at + 1].title)} →</a>')
-    body = f'<div class="static-banner" role="note">{STATIC_NOTE}</div>' + "".join(parts)
-    return page(lesson.title, body, nav)
+    return page(lesson.title, f'<div class="static-banner" role="note">{STATIC_NOTE}</div>' + body, nav)
 
 
 def page(title, body, nav, formulas=True, player=True):
