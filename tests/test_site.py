@@ -284,17 +284,23 @@ def _limits(page, ident, control):
     }""", [ident, control])
 
 
-def _go_to(page, ident, data, k):
-    """Ставит ползунки проигрывателя как в кадре k — как ученик, по одному, — и возвращает, какой кадр показан."""
-    return page.evaluate("""([id, names, specs, values]) => {
+def _go_to(page, ident, data, k, focus=None):
+    """Ставит ползунки проигрывателя как в кадре k — как ученик, по одному, — и возвращает, какой кадр показан.
+
+    focus — имя ползунка: ещё и поставить на него фокус (для нажатий с клавиатуры) и вернуть
+    (кадр, min, max) — пределы ползунка, какими их видит читатель; всё одним вызовом в браузер."""
+    return page.evaluate("""([id, names, specs, values, focus]) => {
         const s = document.getElementById(id);
         names.forEach((name, j) => {
             const input = s.querySelector(`[data-name="${name}"]`), kind = specs[name].kind;
             if (kind === 'check') input.checked = !!values[j]; else input.value = String(values[j]);
             input.dispatchEvent(new Event(kind === 'range' || kind === 'log' ? 'input' : 'change'));
         });
-        return +s.dataset.frame;
-    }""", [ident, data["names"], {spec["name"]: spec for spec in data["controls"]}, data["frames"][k]["v"]])
+        if (focus === null) return +s.dataset.frame;
+        const input = s.querySelector(`[data-name="${focus}"]`);
+        input.focus();
+        return [+s.dataset.frame, Number(input.min), Number(input.max)];
+    }""", [ident, data["names"], {spec["name"]: spec for spec in data["controls"]}, data["frames"][k]["v"], focus])
 
 
 @pytest.mark.parametrize("name", [n for n in _page_names() if re.match(r"\d\d_", n)])
@@ -311,17 +317,17 @@ def test_from_every_drawn_frame_every_slider_that_can_move_moves(browser, site, 
             specs = {spec["name"]: spec for spec in data["controls"]}
             stuck = []
             for k, frame in enumerate(data["frames"]):
-                assert _go_to(page, ident, data, k) == k, f"{ident}: кадр {frame['v']} не достать ползунками"
                 for at, control in enumerate(data["names"]):
                     spec = specs[control]
                     if spec["kind"] not in ("range", "log"):
                         continue
-                    _go_to(page, ident, data, k)
-                    low, high = _limits(page, ident, control)
+                    # одним вызовом: ползунки как в кадре k, фокус на control, его пределы на странице
+                    shown, low, high = _go_to(page, ident, data, k, focus=control)
+                    assert shown == k, f"{ident}: кадр {frame['v']} не достать ползунками"
                     if high <= low:
                         continue                      # у ползунка одно положение: двигать некуда
-                    _press(page, f"#{ident}-{control}", spec["kind"], abs(frame["v"][at] - high) < 1e-9)
-                    after = data["frames"][_state(page, ident)["frame"]]["v"][at]
+                    page.keyboard.press("ArrowLeft" if abs(frame["v"][at] - high) < 1e-9 else "ArrowRight")
+                    after = data["frames"][page.evaluate("(id) => +document.getElementById(id).dataset.frame", ident)]["v"][at]
                     if after == frame["v"][at]:
                         stuck.append(f"«{control}» в кадре {frame['v']}")
             assert stuck == [], f"{ident}: ползунок с клавиатуры не сдвинул кадр: {', '.join(stuck)}"
