@@ -253,6 +253,9 @@ def test_page_offline_no_errors_figures_described_every_control_moves_the_frame(
         assert undescribed == [], f"{name}: рисунки без описания"
         if re.match(r"\d\d_", name):
             assert "make lab" in page.locator(".static-banner").inner_text()
+            unnamed = page.evaluate("() => [...document.querySelectorAll('.input_area')].filter(c => "
+                                    "c.getAttribute('aria-label') !== 'код ячейки').length")
+            assert unnamed == 0 and page.locator(".input_area").count() > 0, f"{name}: код без подписи для экранного диктора"
         for ident in page.evaluate("() => [...document.querySelectorAll('section.player')].map(s => s.id)"):
             data = json.loads(page.locator(f"#{ident} .player-data").text_content())
             specs = {spec["name"]: spec for spec in data["controls"]}

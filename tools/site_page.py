@@ -122,4 +122,5 @@ def lesson_body(site, lesson, recorder, out, report, budget):
     exporter = HTMLExporter(template_name="basic", exclude_input_prompt=True, exclude_output_prompt=True)
     exporter.register_preprocessor(SitePreprocessor(site, lesson, recorder, out, report, budget), enabled=True)
     body, _ = exporter.from_notebook_node(notebook)
+    body = body.replace('<div class="input_area">', '<div class="input_area" role="region" aria-label="код ячейки">')
     return site.links(body)
