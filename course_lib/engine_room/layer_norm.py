@@ -11,26 +11,19 @@ def fast_layer_norm(x, weight, bias, eps):
         dL/dx = (ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)) / σ,   ĝ = g·weight,
     а градиенты weight и bias — суммы g·x̂ и g по всем токенам.
     """
-    x64 = x.data.astype(np.float64)                                    # (..., D), копия: дальше — на месте
-    x64 -= x64.mean(axis=-1, keepdims=True)                            # centered
-    std = np.sqrt(np.square(x64).mean(axis=-1, keepdims=True) + eps)  # (..., 1)
-    normalized = x64
-    normalized /= std                                                  # (..., D), float64
+    x64 = x.data.astype(np.float64)                                    # (..., D)
+    centered = x64 - x64.mean(axis=-1, keepdims=True)                  # (..., D)
+    std = np.sqrt((centered * centered).mean(axis=-1, keepdims=True) + eps)   # (..., 1)
+    normalized = centered / std                                        # (..., D), float64
     x_hat = normalized.astype(x.dtype)
     w, b = weight.data.astype(x.dtype), bias.data.astype(x.dtype)
-    result = x_hat * w
-    result += b
-    out = x._child(result, weight, bias)
+    out = x._child(x_hat * w + b, weight, bias)
 
     def _backward(g):
         tokens = tuple(range(g.ndim - 1))                              # все оси, кроме последней
-        g_hat = g.astype(np.float64)                                   # (..., D), копия: дальше — на месте
-        g_hat *= w                                                     # ĝ = g·weight
-        dot = (g_hat * normalized).mean(axis=-1, keepdims=True)        # mean(ĝ·x̂)
-        grad_x = g_hat
-        grad_x -= g_hat.mean(axis=-1, keepdims=True)
-        grad_x -= normalized * dot
-        grad_x /= std
+        g_hat = (g * w).astype(np.float64)                             # (..., D)
+        grad_x = (g_hat - g_hat.mean(axis=-1, keepdims=True)
+                  - normalized * (g_hat * normalized).mean(axis=-1, keepdims=True)) / std
         return (grad_x.astype(x.dtype), (g * x_hat).sum(axis=tokens).astype(weight.dtype),
                 g.sum(axis=tokens).astype(bias.dtype))
 
