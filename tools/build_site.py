@@ -8,8 +8,8 @@
 
 - Источник — исполненные тетрадки lessons/NN_*.ipynb: текст, код, выводы и рисунки берутся из них
   как есть. Страницу урока рисует nbconvert (`HTMLExporter`, шаблон basic — тот же экспорт, что у Jupyter),
-  а его препроцессор (tools/site_page.py) заменяет виджеты проигрывателями и рисунки — файлами с описаниями. Чтобы у рисунков были данные для описаний, а у виджетов — сами виджеты, каждый урок
-  ещё раз исполняется здесь же, в процессе (IPython InteractiveShell, бэкенд Agg, папка lessons/):
+  а его препроцессор (tools/site_page.py) заменяет виджеты проигрывателями и рисунки — файлами с описаниями.
+  Чтобы у рисунков были данные для описаний, а у виджетов — сами виджеты, каждый урок ещё раз исполняется здесь же, в процессе (IPython InteractiveShell, бэкенд Agg, папка lessons/):
   после каждой ячейки открытые фигуры matplotlib описываются (tools/site_describe.py) и
   закрываются, а каждый показанный виджет запоминается вместе с положениями ползунков в момент
   показа (`course_lib.widgets.recording_shown()` вокруг ячейки). Вывод-виджет в тетрадке (text/plain вида
@@ -34,7 +34,6 @@
 """
 
 import argparse
-import base64
 import contextlib
 import hashlib
 import html
@@ -421,10 +420,8 @@ class Lesson:
         self.path = path
         self.stem = path.stem
         self.number = path.name[:2]
-        self.notebook = json.loads(path.read_text(encoding="utf-8"))
-        for cell in self.notebook["cells"]:
-            if isinstance(cell["source"], list):
-                cell["source"] = "".join(cell["source"])
+        import nbformat
+        self.notebook = nbformat.read(path, as_version=4)    # строки-списки тетрадки (source, text) — уже строки
         self.title = next((line.lstrip("# ").strip() for cell in self.notebook["cells"] if cell["cell_type"] == "markdown"
                            for line in cell["source"].splitlines() if line.startswith("# ")), self.stem)
 

@@ -16,13 +16,13 @@ import html
 import re
 import time
 
+import nbformat
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 
 
 def _html(markup):
     """Выход ячейки, который nbconvert вставит как есть."""
-    import nbformat
     return nbformat.from_dict({"output_type": "display_data", "metadata": {}, "data": {"text/html": markup}})
 
 
@@ -113,11 +113,7 @@ def lesson_body(site, lesson, recorder, out, report, budget):
 
     site — что сборщик даёт странице (build_site.render_lesson): Player, PUBLISH, WIDGET_REPR, OTHER_WIDGET, LIVE,
     cell_fallback, description_html, links."""
-    import json
-
-    import nbformat
-
-    notebook = nbformat.reads(json.dumps(lesson.notebook), as_version=4)   # строки-списки тетрадки -> строки
+    notebook = copy.deepcopy(lesson.notebook)                 # препроцессор переписывает выходы: не в самом уроке
     notebook.metadata.pop("widgets", None)                   # состояние виджетов: проигрыватели вместо них
     exporter = HTMLExporter(template_name="basic", exclude_input_prompt=True, exclude_output_prompt=True)
     exporter.register_preprocessor(SitePreprocessor(site, lesson, recorder, out, report, budget), enabled=True)
