@@ -31,6 +31,7 @@ import course_lib as nt
 from attention import cpu_count, measure_interleaved, ms, optional_torch, print_setup
 from course_lib.engine_room import memory
 from course_lib.optim import Adam
+from course_lib.russian import plural
 
 CONFIGS = {   # имя: (V, T, d_model, головы, блоки, батч)
     "урок 10": (175, 64, 64, 4, 4, 16),
@@ -113,6 +114,7 @@ def main():
     print_setup(torch)
     print("BLAS NumPy на время замеров — в один поток (см. выше, почему)")
     cores = cpu_count()
+    all_cores = f"torch, {plural(cores, 'поток', 'потока', 'потоков')}"
     with threadpool_limits(limits=1, user_api="blas"):
         untuned = untuned_memory_step(args.repeats)
         for name, (V, T, D, H, L, N) in CONFIGS.items():
@@ -124,8 +126,7 @@ def main():
                 assert sum(p.numel() for p in tmodel.parameters()) == model.num_params()   # та же модель
                 steps["torch, 1 поток"] = _threads(torch, 1, theirs)
                 if cores > 1:
-                    steps[f"torch, {cores} потока" if cores < 5 else f"torch, {cores} потоков"] = \
-                        _threads(torch, cores, theirs)
+                    steps[all_cores] = _threads(torch, cores, theirs)
             cpu = {}
             times = measure_interleaved(steps, args.repeats, cpu=cpu)
             print(f"\n{name}: V={V}, T={T}, d_model={D}, h={H}, блоков {L}, батч {N}; параметров {model.num_params():,}")
@@ -141,7 +142,7 @@ def main():
                 verdict = "цель выполнена" if ratio <= TARGET else f"цель {TARGET}× НЕ выполнена"
                 print(f"  course_lib / torch в 1 поток, процессорное время: {ratio:.2f}×  {verdict}")
                 if cores > 1:
-                    wall = statistics.median(times["course_lib под nt.fast()"]) / statistics.median(times[list(steps)[-1]])
+                    wall = statistics.median(times["course_lib под nt.fast()"]) / statistics.median(times[all_cores])
                     print(f"  course_lib / torch на {cores} ядрах, по часам: {wall:.2f}× (для сравнения; "
                           f"torch берёт все ядра)")
 
