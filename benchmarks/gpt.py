@@ -6,7 +6,7 @@
     PYTHONPATH=. /tmp/torch-env/bin/python benchmarks/gpt.py [--repeats 20]
 
 Шаг — прямой проход, кросс-энтропия следующего символа, обратный проход и шаг Adam; float32.
-Две конфигурации: урока 10 (V = 175, T = 64, d_model = 64, 4 головы, 4 блока, батч 16) и CPU-рецепт
+Две конфигурации: урока 10 (V = 175, T = 64, d_model = 64, 4 головы, 2 блока, батч 16) и CPU-рецепт
 nanoGPT (d_model = 128, 4 блока, 4 головы, T = 64, батч 12). Модель PyTorch — та же: эмбеддинги
 токена и позиции с разбросом 0.1, блоки pre-norm (TransformerEncoderLayer(norm_first=True), GELU-tanh, без
 dropout), причинная маска, итоговый LayerNorm, линейная голова.
@@ -34,7 +34,7 @@ from course_lib.optim import Adam
 from course_lib.russian import plural
 
 CONFIGS = {   # имя: (V, T, d_model, головы, блоки, батч)
-    "урок 10": (175, 64, 64, 4, 4, 16),
+    "урок 10": (175, 64, 64, 4, 2, 16),
     "CPU-рецепт nanoGPT": (175, 64, 128, 4, 4, 12),
 }
 TARGET = 1.2      # course_lib / PyTorch в одном потоке, по процессорному времени

@@ -1,6 +1,6 @@
 """Урок 10 на настоящем корпусе: планка потерь для зёрен 0–2 (0 — в самом уроке), чекпойнт, точки отсчёта, оценки голов, виды виджетов.
 
-Дорогой тест здесь один — `test_the_lesson_run_reaches_the_bar` (зёрна 1 и 2 по 800 шагов, меньше минуты
+Дорогой тест здесь один — `test_the_lesson_run_reaches_the_bar` (зёрна 1 и 2 по 1200 шагов, меньше минуты
 процессора каждое; зерно 0 утверждает сам урок под nbval). Остальные — доли секунды или секунды.
 """
 
@@ -15,7 +15,7 @@ from course_lib.props.text_file import lessons_text
 from course_lib.props.tokenizer import CharTokenizer
 from course_lib.widgets.gpt import MIN_NEW, gpt_heads_view, sampling_view
 
-LESSON_STEPS, LESSON_BAR, CHECKPOINT_BAR = 800, 2.1, 1.8      # то, что утверждает урок
+LESSON_STEPS, LESSON_BAR, CHECKPOINT_BAR = 1200, 2.1, 1.8      # то, что утверждает урок
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def test_the_lesson_run_reaches_the_bar(seed, corpus):
     его планку утверждает ячейка урока 10, а nbval гоняет урок в make test трижды (и ещё раз с нижними
     версиями), поэтому здесь — зёрна 1 и 2.
 
-    Зерно 1 — самое трудное: 2.035 после 800 шагов (зерно 0 — 1.984)."""
+    Зерно 1 — самое трудное: 1.891 после 1200 шагов (зерно 2 — 1.885, зерно 0 — 1.870)."""
     # Без снимков урока: образцы и веса внимания на снимках берут свой генератор и идут без графа — на обучение
     # и потери на проверке (их меряют те же eval_every = 100 шагов) не влияют, а стоят около 3 с на зерно.
     run = train_gpt(corpus[0], LESSON_STEPS, seed=seed, progress=lambda *args: None)
@@ -101,8 +101,9 @@ def test_the_checkpoint_heads_the_lesson_names(corpus, checkpoint):
     scores = head_scores(model, windows, space_id=tokenizer.encode(" ")[0])
     space = scores.space[scores.best("space")]
     assert scores.previous[scores.best("previous")] >= 0.5
-    assert space >= 0.15 and space > 2 * scores.space.mean()
-    assert scores.induction.max() < 0.1, "урок 10 (и конец урока 09) говорит, что индукционной головы у чекпойнта нет"
+    assert space > 3 * scores.even["space"], (space, scores.even["space"])
+    assert scores.induction.max() < 2 * scores.even["induction"], (
+        "урок 10 (и конец урока 09) говорит, что индукционной головы у чекпойнта нет", scores.induction.max())
 
 
 def test_sampling_view_writes_known_characters_and_says_what_it_changed(checkpoint):
@@ -122,8 +123,8 @@ def test_sampling_view_writes_known_characters_and_says_what_it_changed(checkpoi
 
 def test_heads_view_shows_one_head_and_clamps_aloud(checkpoint):
     model, tokenizer = checkpoint
-    view = gpt_heads_view(model, tokenizer, "банк выдал кредит", 3, 2)
+    view = gpt_heads_view(model, tokenizer, "банк выдал кредит", 1, 2)
     assert view.weights.shape == (17, 17) and np.allclose(view.weights.sum(-1), 1) and not view.message
     assert np.allclose(np.triu(view.weights, 1), 0), "причинная маска: над диагональю нули"
     beyond = gpt_heads_view(model, tokenizer, "банк выдал кредит", 4, -1)
-    assert (beyond.layer, beyond.head) == (3, 0) and "слой" in beyond.message and "голова" in beyond.message
+    assert (beyond.layer, beyond.head) == (1, 0) and "слой" in beyond.message and "голова" in beyond.message

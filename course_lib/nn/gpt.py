@@ -19,7 +19,7 @@ from course_lib.rng import generator
 # Таблицы Embedding начинаются с N(0, 1), как в PyTorch, а прибавки блоков к остаточному потоку
 # поначалу порядка 0.1: со входом разброса 1 они бы в нём тонули. Поэтому GPT начинает свои таблицы
 # с разброса 0.1 (GPT-2 — с 0.02). Множитель в forward (x * 0.1) дал бы тот же старт, но Adam двигал бы
-# эмбеддинги вдесятеро медленнее: урок 10 учился так до потерь 1.98 за 1100 шагов, а не за 800.
+# эмбеддинги вдесятеро медленнее: урок 10 (тогда 4 блока) учился так до потерь 1.98 за 1100 шагов, а не за 800.
 EMBEDDING_STD = 0.1
 
 # Цена одного прохода одного блока сверх самих умножений — время Python и NumPy на два десятка мелких
@@ -44,7 +44,7 @@ class GPT(Module):
         check_int(d_model, "d_model", "GPT", meaning=" (длина вектора токена)")
         count = num_params(vocab_size, max_len, d_model, num_layers)
         check_memory(8 * count, f"веса GPT ({count:,} чисел float64)".replace(",", " "), "GPT",
-                     "меньше num_layers, d_model или max_len (у урока 10 — 4 блока по d_model = 64: 226 735 чисел)")
+                     "меньше num_layers, d_model или max_len (у урока 10 — 2 блока по d_model = 64: 126 767 чисел)")
         self.vocab_size, self.max_len, self.num_layers = vocab_size, max_len, num_layers
         causal = check_bool(causal, "causal", "GPT", meaning=" (True — причинная маска, как у GPT; False — без маски)")
         self.d_model, self.num_heads, self.causal = d_model, num_heads, causal

@@ -118,7 +118,7 @@ def _own_phrases(phrases, text, T):
 def _check_cost(text, steps, T, d_model, num_heads, num_layers, batch, eval_every, n_snapshots, n_prompt,
                 sample_len, itemsize, val_windows):
     """Память и работа обучения — до того, как строить модель: отказ вместо MemoryError или часов ожидания."""
-    advice = "меньше steps, batch, T, d_model или num_layers (урок учит 1100 шагов по 16 окон, T = 64, 4 блока по 64)"
+    advice = "меньше steps, batch, T, d_model или num_layers (урок 10 учит 1200 шагов по 16 окон, T = 64, 2 блока по 64)"
     n_text = len(text)
     check_memory(16 * n_text, f"номера символов текста ({n_text} символов)", WHERE, "текст покороче")
     vocab_size = len(set(text))

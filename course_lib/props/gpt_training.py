@@ -117,7 +117,7 @@ def evaluate(model, windows, chunk=32):
     return total / len(windows)
 
 
-def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=4, batch=16, lr=8e-3,
+def train_gpt(text, steps, seed=0, T=64, d_model=64, num_heads=4, num_layers=2, batch=16, lr=8e-3,
               lr_final=3e-4, causal=True, val_fraction=0.1, eval_every=100, snapshot_steps=(), phrases=None, prompt=None,
               sample_len=100, dtype=np.float32, progress=None):
     """Учит GPT(vocab, T, d_model, num_heads, num_layers) steps шагами Adam на окнах text (урок 10) -> GPTRun.

@@ -16,12 +16,12 @@ from course_lib._checks import check_int, check_memory, format_bytes
 # Корпус — снимок прозы уроков 00–09 на этот день: уроки с тех пор правили, а корпус (и обученный на нём
 # чекпойнт) — нет. Пересобрали корпус (tools/build_corpus.py) — обновите оба числа: отпечаток сверяет
 # tests/test_gpt_text.py, дату печатает урок 10.
-CORPUS_DATE = "1 декабря 2026"
-CORPUS_SHA256 = "97db67521f0db30cfb82c02ef5a8329581d8898b1c767bfa94abbea5bc295379"
+CORPUS_DATE = "3 декабря 2026"
+CORPUS_SHA256 = "a9033cef1a1c9edfa16deec778d50428523093734cef817540df5e3ca8205f31"
 
 
 def lessons_text():
-    """Проза уроков 00–09 на день CORPUS_DATE: около 118 000 символов русского текста, написанного для курса."""
+    """Проза уроков 00–09 на день CORPUS_DATE: около 146 000 символов русского текста, написанного для курса."""
     return (resources.files("course_lib.props") / "data" / "lessons_ru.txt").read_text(encoding="utf-8")
 
 
