@@ -111,8 +111,8 @@ NOTEBOOKS = {
     "09_transformer_block.ipynb": [Drive("шаг", "ArrowLeft", 3)],
     # 10: «шаг» по снимкам (с последнего назад), генерация (температура, top-k), головы чекпойнта (слой, голова).
     "10_gpt.ipynb": [Drive("шаг", "ArrowLeft", 2, widget=0), Drive("температура", "ArrowRight", 2, widget=1),
-                     Drive("top-k", "ArrowRight", 2, widget=1), Drive("слой", "ArrowRight", 2, widget=2),
-                     Drive("голова", "ArrowRight", 1, widget=2)],
+                     Drive("top-k", "ArrowRight", 2, widget=1), Drive("слой", "ArrowRight", 1, widget=2),
+                     Drive("голова", "ArrowRight", 2, widget=2)],   # слоёв у модели 2: «слой» — от 0 до 1
     "explorer.ipynb": [
         # В предложении 9 слов и T = 9: вправо T «упирается» в длину предложения (картинка та же,
         # меняется только пояснение), поэтому T двигаем влево — токенов становится меньше.

@@ -40,10 +40,9 @@ SOURCED = {
     ("10", "0.02"): "GPT-2",
     ("10", "0.008"): "train_gpt",            # умолчания train_gpt (course_lib/props/gpt_training.py)
     ("10", "0.0003"): "train_gpt",
-    ("10", "0.003"): "train_gpt_checkpoint",  # прогоны tools/train_gpt_checkpoint.py, описанные в тексте
-    ("10", "1.83"): "train_gpt_checkpoint",
-    ("10", "2.10"): "train_gpt_checkpoint",
-    ("10", "1.81"): "train_gpt_checkpoint",
+    ("10", "1.84"): "train_gpt_checkpoint",   # прогон tools/train_gpt_checkpoint.py --steps 6000, описанный в тексте
+    ("10", "1.88"): "train_gpt_checkpoint",
+    ("10", "2.17"): "gpt_training",           # benchmarks/gpt_training.py --lengths 600: 2.165
 }
 
 
