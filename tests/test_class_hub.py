@@ -21,6 +21,7 @@ import time
 import pytest
 
 from tests.hub_client import Hub, KernelDied, describe, kill, processes_of
+from tools.classroom.processes import alive
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable          # то же окружение, что у теста (в CI — и окружение нижних границ)
@@ -209,9 +210,9 @@ def test_memory_limit_stops_the_greedy_kernel_not_the_neighbours(klass):
     with pytest.raises(KernelDied):
         greedy.run("import numpy as np\nhog = np.ones(1200 * 2**20 // 8)\nprint('взял 1200 МБ')")
     deadline = time.monotonic() + 20
-    while pathlib.Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+    while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not pathlib.Path(f"/proc/{pid}").exists(), f"ядро, взявшее 1200 МБ при пределе {MEMORY_MB} МБ, не остановлено"
+    assert not alive(pid), f"ядро, взявшее 1200 МБ при пределе {MEMORY_MB} МБ, не остановлено"
     events = group / "memory.oom_control" if (group / "memory.oom_control").exists() else group / "memory.events"
     counts = dict(zip(*[iter(events.read_text().split())] * 2))
     assert int(counts.get("oom_kill", 0)) >= 1, f"{events}: ядро остановил не предел памяти: {counts}"
@@ -243,9 +244,9 @@ def test_hub_restart_keeps_every_learners_work(klass):
     hub_pid = int((state / "jupyterhub.pid").read_text())
     os.kill(hub_pid, 15)                                # хаб остановлен, серверы учеников — нет (cleanup_servers)
     deadline = time.monotonic() + 30
-    while pathlib.Path(f"/proc/{hub_pid}").exists() and time.monotonic() < deadline:
+    while alive(hub_pid) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not pathlib.Path(f"/proc/{hub_pid}").exists()
+    assert not alive(hub_pid), f"хаб {hub_pid} не остановился за 30 с после SIGTERM"
     for name in klass["learners"]:
         uid = pwd.getpwnam(name).pw_uid
         assert processes_of(uid), f"с хабом остановился и сервер ученика {name}"
@@ -272,7 +273,7 @@ def test_class_stop_ends_everything_and_can_repeat(klass):
     done = hub_cli("stop", "--state", str(state))
     assert done.returncode == 0 and "остановлены" in done.stdout, done.stdout + done.stderr
     for pid in pids:
-        assert not pathlib.Path(f"/proc/{pid}").exists() or "Z" in pathlib.Path(f"/proc/{pid}/stat").read_text().split()[2]
+        assert not alive(pid), f"после make class-stop жив процесс {pid} ({describe(pid)})"
     uids = [pwd.getpwnam(name).pw_uid for name in [klass["teacher"], *klass["learners"]]]
     deadline = time.monotonic() + 5                     # умершего процесса ещё может не быть прибрано (зомби)
     while any(processes_of(uid) for uid in uids) and time.monotonic() < deadline:
