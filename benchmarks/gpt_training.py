@@ -15,6 +15,7 @@
 """
 
 import argparse
+import inspect
 import os
 import time
 
@@ -28,7 +29,7 @@ from course_lib.props.text_file import lessons_text
 from course_lib.props.tokenizer import CharTokenizer
 
 
-LAYERS = 2          # блоков, как в уроке 10 (умолчание train_gpt)
+LAYERS = inspect.signature(train_gpt).parameters["num_layers"].default   # блоков, как в уроке 10
 
 
 def ms_per_step(dtype, steps, fast):
