@@ -17,6 +17,23 @@ def close_figures():
     plt.close("all")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def no_event_loop_left_running(request):
+    """Файл не оставляет после себя работающий цикл asyncio (его оставляет, например, sync_playwright в фикстуре
+    scope="session"). Иначе следующий файл на том же воркере xdist падает в чужом месте: «Sync API inside the
+    asyncio loop» или «asyncio.run() cannot be called from a running event loop», — смотря как xdist разложил файлы.
+    Проверка после файла падает в том файле, который цикл оставил, при любой раскладке."""
+    yield
+    import asyncio
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    pytest.fail(f"после {request.node.name} в процессе остался работающий цикл asyncio ({loop!r}): "
+                "фикстура с циклом (sync_playwright и т. п.) должна закрываться вместе со своим файлом (scope=\"module\")")
+
+
 @pytest.fixture(params=["plain", "fast"])
 def path(request):
     """Тест идёт дважды: по книге и в машинном отделении (`with nt.fast():`) — как SimpleOps и FastOps в minitorch.

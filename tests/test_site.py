@@ -170,8 +170,11 @@ def test_site_is_small_enough_to_publish(site):
 
 # ---------------------------------------------------------------- браузер
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Один Chromium на этот файл. Не на сессию: пока открыт sync_playwright, в процессе работает его цикл asyncio,
+    и следующий файл того же воркера xdist не смог бы ни открыть свой браузер (tests/test_browser.py), ни вызвать
+    asyncio.run — так и упал CI, когда оба файла попали на один воркер."""
     browser_test = _load("course_browser_test", ROOT / "tests" / "test_browser.py")
     if not browser_test._chromium():
         browser_test._unavailable("нет Chromium (/usr/bin/chromium или chromium в PATH): apt-get install chromium")
