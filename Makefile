@@ -78,12 +78,15 @@ nbgrader: $(LAB_STAMP)
 # проверками; на спокойной машине — отдельно: .venv/bin/python -m pytest tests/test_browser.py --shared-runs keep.
 #   make test LESSON=07   — только урок 07: его проходы, пара .py/.ipynb, проверки упражнений, виджеты (tests/lesson_map.py)
 #   make test MARKS=      — и долгие проверки (другие зёрна уроков 09 и 10, метка slow), как в CI
+#   make test WORKERS=2   — сколько процессов pytest сразу (по умолчанию ядер + 1: проходы уроков и браузерный тест
+#                           подолгу ждут ядро Jupyter или браузер, и лишний процесс занимает ядро, пока другой ждёт)
 MARKS ?= not slow
 PYTEST_ARGS ?=
+WORKERS ?= $(shell python3 -c "import os; print(len(os.sched_getaffinity(0)) + 1 if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1) + 1)" 2>/dev/null || echo auto)
 
 test: $(TEST_STAMP)
 	@status=0; started=$$(date +%s); \
-	$(BIN)/python -m pytest -n auto --dist loadscope -m "$(MARKS)" $(if $(LESSON),--lesson $(LESSON)) $(PYTEST_ARGS) \
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadscope -m "$(MARKS)" $(if $(LESSON),--lesson $(LESSON)) $(PYTEST_ARGS) \
 		|| status=1; \
 	echo "make test: $$(( $$(date +%s) - started )) с"; \
 	exit $$status
