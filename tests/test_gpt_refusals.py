@@ -32,6 +32,7 @@ from course_lib.props.gpt_reading import (ablation_costs, bigram_loss, head_scor
 from course_lib.props.gpt_settings import PHRASES, PROMPT
 from course_lib.props.gpt_training import evaluate, fixed_windows, forget_runs, random_windows, split_ids, train_gpt
 from course_lib.props.text_file import load_text
+from course_lib.russian import plural
 from course_lib.props.tokenizer import CharTokenizer
 
 CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
@@ -544,3 +545,34 @@ def test_encode_and_load_text_refuse_what_does_not_fit_before_allocating(tmp_pat
     path.write_text(text, encoding="utf-8")
     with pytest.raises(MemoryLimitError, match="load_text: текст из файла .* займут"):
         load_text(path)
+
+
+def _lesson_size():
+    """Размеры урока 10 из самого урока: STEPS — из lessons/10_gpt.py, остальное — умолчания train_gpt, которыми он учит."""
+    import inspect
+    import pathlib
+
+    from course_lib.props.text_file import lessons_text
+
+    source = (pathlib.Path(__file__).resolve().parent.parent / "lessons" / "10_gpt.py").read_text(encoding="utf-8")
+    steps = int(re.search(r"^STEPS = (\d+)$", source, re.M).group(1))
+    assert re.search(r"^run = train_gpt\(text, STEPS, seed=0, snapshot_steps=", source, re.M), \
+        "урок 10 учит не умолчаниями train_gpt — поправьте этот тест вместе с уроком"
+    defaults = {name: p.default for name, p in inspect.signature(train_gpt).parameters.items()}
+    params = num_params(len(set(lessons_text())), defaults["T"], defaults["d_model"], defaults["num_layers"])
+    return steps, defaults, params
+
+
+def test_advice_in_the_refusals_tells_the_lessons_real_size():
+    """Совет «меньше …» называет размеры урока 10 числами; урок и умолчания меняются — совет не должен отстать
+    (так однажды отстало «1100 шагов»)."""
+    steps, d, params = _lesson_size()
+    blocks = plural(d["num_layers"], "блок", "блока", "блоков")
+    with pytest.raises(WorkLimitError) as training:
+        lesson_train(steps=10**7)
+    assert f"урок 10 учит {steps} шагов по {d['batch']} окон, T = {d['T']}, {blocks} по {d['d_model']}" \
+        in str(training.value), str(training.value)
+    with pytest.raises(MemoryLimitError) as model:
+        nt.GPT(175, 64, 64, 4, 10**7)
+    counted = f"{params:,}".replace(",", " ")
+    assert f"у урока 10 — {blocks} по d_model = {d['d_model']}: {counted} чисел" in str(model.value), str(model.value)
