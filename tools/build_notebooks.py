@@ -11,20 +11,42 @@ import sys
 import time
 
 import jupytext
+import nbformat
 from nbclient import NotebookClient
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
+def keep_cell_ids(notebook, old_path):
+    """Номера ячеек (id) — из прежней тетрадки, ячейка за ячейкой, пока совпадает вид ячейки.
+
+    jupytext даёт каждой ячейке новый случайный id, и без этого каждая пересборка меняла бы в diff строку id
+    у всех ячеек. Новые ячейки (и всё после первой вставленной или удалённой) оставляют свои новые id.
+    """
+    if not old_path.exists():
+        return
+    old_cells = nbformat.read(old_path, as_version=4).cells
+    used = set()
+    for cell, old in zip(notebook.cells, old_cells):
+        if cell.cell_type != old.cell_type or "id" not in old or old.id in used:
+            break
+        cell.id = old.id
+        used.add(old.id)
+    fresh = {cell.get("id") for cell in notebook.cells[len(used):]}
+    assert not fresh & used, "id ячеек в тетрадке должны быть разными"
+
+
 def build(py_path):
     py_path = pathlib.Path(py_path).resolve()
     notebook = jupytext.read(py_path)
+    keep_cell_ids(notebook, py_path.with_suffix(".ipynb"))
     started = time.perf_counter()
     NotebookClient(
         notebook,
         kernel_name="python3",
         timeout=900,
+        record_timing=False,                # без меток времени в metadata.execution: пересборка без перемен — без diff
         store_widget_state=False,           # статичную картинку виджет кладёт в вывод сам (image/png)
         resources={"metadata": {"path": str(py_path.parent)}},
     ).execute()
