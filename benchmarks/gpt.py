@@ -22,9 +22,8 @@ dropout), причинная маска, итоговый LayerNorm, линей�
 урока 10 матрицы малы, и пул почти не включается; у рецепта nanoGPT он берёт второе ядро.
 """
 
-import os
-
 import argparse
+import os
 import statistics
 
 import numpy as np

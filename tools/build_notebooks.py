@@ -19,22 +19,20 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def keep_cell_ids(notebook, old_path):
-    """Номера ячеек (id) — из прежней тетрадки, ячейка за ячейкой, пока совпадает вид ячейки.
+    """Номера ячеек (id) — из прежней тетрадки по порядку: i-я ячейка берёт id i-й прежней, пока у них один вид
+    (код или текст); с первой несовпавшей и до конца остаются новые id от jupytext.
 
     jupytext даёт каждой ячейке новый случайный id, и без этого каждая пересборка меняла бы в diff строку id
-    у всех ячеек. Новые ячейки (и всё после первой вставленной или удалённой) оставляют свои новые id.
+    у всех ячеек. Вставка или удаление ячейки того же вида сдвигает id дальше по тетрадке — они остаются
+    разными, только diff у сдвинутых ячеек будет и в строке id.
     """
     if not old_path.exists():
         return
     old_cells = nbformat.read(old_path, as_version=4).cells
-    used = set()
     for cell, old in zip(notebook.cells, old_cells):
-        if cell.cell_type != old.cell_type or "id" not in old or old.id in used:
+        if cell.cell_type != old.cell_type or "id" not in old:
             break
         cell.id = old.id
-        used.add(old.id)
-    fresh = {cell.get("id") for cell in notebook.cells[len(used):]}
-    assert not fresh & used, "id ячеек в тетрадке должны быть разными"
 
 
 def build(py_path):
