@@ -25,6 +25,7 @@ dropout), причинная маска, итоговый LayerNorm, линей�
 import argparse
 import os
 import statistics
+from unittest import mock
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -156,15 +157,8 @@ def main():
 def _course_lib_threads(count, step):
     """Шаг course_lib, пул которого берёт count ядер (OMP_NUM_THREADS на время шага; engine_room/pool.py)."""
     def run():
-        before = os.environ.get("OMP_NUM_THREADS")
-        os.environ["OMP_NUM_THREADS"] = str(count)
-        try:
+        with mock.patch.dict(os.environ, {"OMP_NUM_THREADS": str(count)}):
             step()
-        finally:
-            if before is None:
-                del os.environ["OMP_NUM_THREADS"]
-            else:
-                os.environ["OMP_NUM_THREADS"] = before
     return run
 
 

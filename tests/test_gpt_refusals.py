@@ -32,8 +32,8 @@ from course_lib.props.gpt_reading import (ablation_costs, bigram_loss, head_scor
 from course_lib.props.gpt_settings import PHRASES, PROMPT
 from course_lib.props.gpt_training import evaluate, fixed_windows, forget_runs, random_windows, split_ids, train_gpt
 from course_lib.props.text_file import load_text
-from course_lib.russian import plural
 from course_lib.props.tokenizer import CharTokenizer
+from course_lib.russian import plural
 
 CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 ENGLISH = ("allow_pickle", "unsafe", "could not", "Unable to allocate", "out of bounds", "object is not", "has no attribute",

@@ -10,6 +10,7 @@ import html
 from dataclasses import dataclass
 
 import ipywidgets as widgets
+import matplotlib
 import numpy as np
 
 from course_lib import vis
@@ -121,10 +122,9 @@ class SamplingPainter(Painter):
         ax.set(ylim=(0, 1), xlabel="первый символ после промпта", ylabel="вероятность")
         ax.set_xticks(shown, labels=[""] * len(view.labels))
         ax.xaxis.labelpad = 14                     # место под символами: подпись оси не наезжает на них
-        size = ax.xaxis.get_ticklabels()[0].get_fontsize() if len(view.labels) else None
-        # x — номер столбика, y — доля высоты осей (чуть ниже оси, где стояли бы подписи делений)
+        # x — номер столбика, y — доля высоты осей (чуть ниже оси, где стояли бы подписи делений, и их размером)
         self.symbols = [ax.text(i, -0.03, "", transform=ax.get_xaxis_transform(), ha="center", va="top",
-                                fontsize=size) for i in shown]
+                                fontsize=matplotlib.rcParams["xtick.labelsize"]) for i in shown]
         self.title = ax.set_title(" ")
         return [*self.bars, *self.symbols, self.title]
 
