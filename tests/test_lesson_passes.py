@@ -4,7 +4,8 @@
 изменившийся вывод и скрытое состояние падают, и отчёт называет урок, проход, ячейку и разницу; ячейка с меткой
 nbval-ignore-output и адрес, который lessons/sanitize.cfg велит не сравнивать, проходят; assert урока падает со
 своим сообщением. Картинка, заменённая в тетрадке, падает, а та же картинка — нет. И проход переносимости правда
-отключает SIMD-расширения NumPy, а OpenBLAS не трогает сверх числа потоков.
+отключает SIMD-расширения NumPy, а OpenBLAS не трогает сверх числа потоков. Переносимость уроков 09 и 10 —
+под меткой slow (make test её не гоняет, CI гоняет), остальные проходы — нет.
 """
 
 import os
@@ -127,3 +128,22 @@ def test_each_lesson_pass_and_each_test_file_is_one_xdist_group():
         "lessons/07_x.ipynb::урок 07 · повторный запуск"
     assert group("tests/test_class_hub.py::TestHub::test_login[a]") == "tests/test_class_hub.py"
     assert group("tests/test_site.py::test_page[index.html]") == "tests/test_site.py"
+
+
+def _collected_passes(marks, *lessons):
+    """{«урок NN · проход»} — что соберёт pytest в корне курса с -m marks (как make test MARKS=...)."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", marks, "-p", "no:randomly",
+                          *(str(ROOT / "lessons" / name) for name in lessons)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    return {line.split("::")[1] for line in out.stdout.splitlines() if "::урок " in line}
+
+
+def test_portability_of_lessons_09_and_10_is_slow_and_the_other_passes_are_not():
+    lessons = ("08_price_of_attention.ipynb", "09_transformer_block.ipynb", "10_gpt.ipynb")
+    by_default = _collected_passes("not slow", *lessons)
+    assert by_default == {"урок 08 · повторный запуск", "урок 08 · переносимость",
+                          "урок 09 · повторный запуск", "урок 10 · повторный запуск"}, by_default
+    assert _collected_passes("slow", *lessons) == {"урок 09 · переносимость", "урок 10 · переносимость"}

@@ -19,7 +19,7 @@ from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel, start_new_kerne
 from nbval.plugin import IPyNbCell, IPyNbFile, NbCellError, coalesce_streams, transform_streams_for_comparison
 
 from tools import committed_figures
-from tools.lesson_passes import PASSES, chosen_passes, in_ci, portability_once
+from tools.lesson_passes import PASSES, SLOW_PASSES, chosen_passes, in_ci, portability_once
 
 MAX_LINES = 8
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -32,7 +32,10 @@ class LessonFile(pytest.File):
         number = self.path.name[:2]
         for kind in chosen_passes(self.config):
             name = f"урок {number} · {PASSES[kind]}"
-            yield LessonPass.from_parent(self, path=self.path, name=name, nodeid=f"{self.nodeid}::{name}", kind=kind)
+            lesson_pass = LessonPass.from_parent(self, path=self.path, name=name, nodeid=f"{self.nodeid}::{name}", kind=kind)
+            if (kind, number) in SLOW_PASSES:
+                lesson_pass.add_marker(pytest.mark.slow)         # метку видят и ячейки прохода: -m смотрит на родителей
+            yield lesson_pass
 
 
 class LessonPass(IPyNbFile):
