@@ -33,7 +33,7 @@ from course_lib.props.gpt_settings import PHRASES, PROMPT
 from course_lib.props.gpt_training import evaluate, fixed_windows, forget_runs, random_windows, split_ids, train_gpt
 from course_lib.props.text_file import load_text
 from course_lib.props.tokenizer import CharTokenizer
-from course_lib.russian import plural
+from course_lib.russian import number, plural
 
 CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 ENGLISH = ("allow_pickle", "unsafe", "could not", "Unable to allocate", "out of bounds", "object is not", "has no attribute",
@@ -574,5 +574,5 @@ def test_advice_in_the_refusals_tells_the_lessons_real_size():
         in str(training.value), str(training.value)
     with pytest.raises(MemoryLimitError) as model:
         nt.GPT(175, 64, 64, 4, 10**7)
-    counted = f"{params:,}".replace(",", " ")
+    counted = number(params)
     assert f"у урока 10 — {blocks} по d_model = {d['d_model']}: {counted} чисел" in str(model.value), str(model.value)

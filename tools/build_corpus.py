@@ -16,6 +16,8 @@ import argparse
 import pathlib
 import sys
 
+from course_lib.russian import number
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LESSONS = ROOT / "lessons"
 OUT = ROOT / "course_lib" / "props" / "data" / "lessons_ru.txt"
@@ -52,7 +54,7 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true", help="не писать, а сравнить с лежащим файлом")
     args = parser.parse_args(argv)
     text = build_corpus()
-    summary = f"{len(text):,} символов".replace(",", " ") + f", {len(set(text))} разных"
+    summary = f"{number(len(text))} символов" + f", {len(set(text))} разных"
     if args.check:
         same = OUT.exists() and OUT.read_text(encoding="utf-8") == text
         print(f"{OUT.relative_to(ROOT)}: {'совпадает' if same else 'устарел'} с уроками ({summary})")

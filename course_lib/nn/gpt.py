@@ -15,6 +15,7 @@ from course_lib.nn.module import Module
 from course_lib.nn.norm import LayerNorm
 from course_lib.nn.sampling import check_sampling, sample_next_token
 from course_lib.rng import generator
+from course_lib.russian import number
 
 # Таблицы Embedding начинаются с N(0, 1), как в PyTorch, а прибавки блоков к остаточному потоку
 # поначалу порядка 0.1: со входом разброса 1 они бы в нём тонули. Поэтому GPT начинает свои таблицы
@@ -43,7 +44,7 @@ class GPT(Module):
         check_int(num_layers, "num_layers", "GPT", meaning=" (сколько блоков в стопке)")
         check_int(d_model, "d_model", "GPT", meaning=" (длина вектора токена)")
         count = num_params(vocab_size, max_len, d_model, num_layers)
-        check_memory(8 * count, f"веса GPT ({count:,} чисел float64)".replace(",", " "), "GPT",
+        check_memory(8 * count, f"веса GPT ({number(count)} чисел float64)", "GPT",
                      "меньше num_layers, d_model или max_len (у урока 10 — 2 блока по d_model = 64: 126 767 чисел)")
         self.vocab_size, self.max_len, self.num_layers = vocab_size, max_len, num_layers
         causal = check_bool(causal, "causal", "GPT", meaning=" (True — причинная маска, как у GPT; False — без маски)")
@@ -134,7 +135,7 @@ class GPT(Module):
         per_token = (2 * self.num_params() + 4 * self.num_layers * self.max_len * self.d_model   # веса и окно внимания
                      + self.num_layers * PASS_OVERHEAD)
         check_work(N * max_new_tokens * per_token + N * total * total // 2,      # + копии растущего ответа
-                   f"{max_new_tokens:,} новых токенов для {N} строк".replace(",", " "), "generate",
+                   f"{number(max_new_tokens)} новых токенов для {N} строк", "generate",
                    "меньше max_new_tokens (сотни или тысячи символов — уже страница текста)")
 
     def check_ids(self, ids, limit):

@@ -21,6 +21,7 @@ from course_lib._checks import check_memory
 from course_lib.nn import GPT
 from course_lib.nn.gpt import num_params
 from course_lib.props.tokenizer import CharTokenizer
+from course_lib.russian import number
 
 CONFIG_FIELDS = ("vocab_size", "max_len", "d_model", "num_heads", "num_layers")
 SERVICE = ("config", "vocab")           # остальные массивы файла — параметры по именам
@@ -92,8 +93,8 @@ def load_gpt(path, tokenizer=None):
     vocab_size, max_len, d_model, num_heads, num_layers = (int(n) for n in config)
     wanted, stored = num_params(vocab_size, max_len, d_model, num_layers), sum(v.size for v in state.values())
     if wanted - stored > 10**6:          # до постройки модели: config на терабайт при весах на килобайт — отказ сразу
-        raise ValueError(f"config в {where} {config.tolist()} описывает GPT из {_count(wanted)} чисел, а весов в файле "
-                         f"только {_count(stored)}: файл испорчен или собран не save_gpt")
+        raise ValueError(f"config в {where} {config.tolist()} описывает GPT из {number(wanted)} чисел, а весов в файле "
+                         f"только {number(stored)}: файл испорчен или собран не save_gpt")
     try:
         model = GPT(vocab_size, max_len, d_model, num_heads, num_layers)
     except (TypeError, ValueError) as error:
@@ -149,8 +150,8 @@ def _declared_bytes(archive, info, where):
                          "при чтении они могли бы выполнить чужой код. Чекпойнт save_gpt хранит только числа и символы")
     nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
     if nbytes > info.file_size - header:
-        raise ValueError(f"в {where} массив «{name}» обещает форму {shape} ({_count(nbytes)} байт), а данных в файле "
-                         f"{_count(info.file_size - header)} байт: файл испорчен или подделан")
+        raise ValueError(f"в {where} массив «{name}» обещает форму {shape} ({number(nbytes)} байт), а данных в файле "
+                         f"{number(info.file_size - header)} байт: файл испорчен или подделан")
     return nbytes
 
 
@@ -165,7 +166,3 @@ def _state(arrays, where):
                          "у каждого массива должно быть своё имя")
     return {str(name): arrays[f"param.{i:03d}"] for i, name in enumerate(names)}
 
-
-def _count(n):
-    """12345678 -> «12 345 678»: разряды пробелами, как в русском тексте."""
-    return f"{n:,}".replace(",", " ")
