@@ -34,7 +34,7 @@ import course_lib as nt
 from attention import cpu_count, measure_interleaved, ms, optional_torch, print_setup
 from course_lib.engine_room import memory
 from course_lib.optim import Adam
-from course_lib.russian import plural
+from course_lib.russian import number, plural
 
 CONFIGS = {   # имя: (V, T, d_model, головы, блоки, батч)
     "урок 10": (175, 64, 64, 4, 2, 16),
@@ -136,7 +136,7 @@ def main():
                     steps[all_cores] = _threads(torch, cores, theirs)
             cpu = {}
             times = measure_interleaved(steps, args.repeats, cpu=cpu)
-            print(f"\n{name}: V={V}, T={T}, d_model={D}, h={H}, блоков {L}, батч {N}; параметров {model.num_params():,}")
+            print(f"\n{name}: V={V}, T={T}, d_model={D}, h={H}, блоков {L}, батч {N}; параметров {number(model.num_params())}")
             for who, t in times.items():
                 print(f"  {who:<26} {ms(t)[0]:7.1f} мс на шаг по часам, {ms(cpu[who])[0]:7.1f} мс процессора")
             if name == "урок 10" and untuned is not None:

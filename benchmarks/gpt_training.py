@@ -27,6 +27,7 @@ from course_lib.optim import Adam
 from course_lib.props.gpt_training import random_windows, split_ids, train_gpt
 from course_lib.props.text_file import lessons_text
 from course_lib.props.tokenizer import CharTokenizer
+from course_lib.russian import number
 
 
 LAYERS = inspect.signature(train_gpt).parameters["num_layers"].default   # блоков, как в уроке 10
@@ -58,7 +59,7 @@ def main():
     parser.add_argument("--lengths", type=int, nargs="*", default=(), help="числа шагов train_gpt для таблицы")
     parser.add_argument("--layers", type=int, nargs="*", default=(LAYERS,), help="числа блоков для таблицы --lengths")
     args = parser.parse_args()
-    print(f"загрузка машины (1 мин): {os.getloadavg()[0]:.1f}; параметров: {nt.GPT(175, 64, 64, 4, LAYERS).num_params():,}")
+    print(f"загрузка машины (1 мин): {os.getloadavg()[0]:.1f}; параметров: {number(nt.GPT(175, 64, 64, 4, LAYERS).num_params())}")
     for dtype in (np.float64, np.float32):
         for fast, path in ((True, "nt.fast()"), (False, "по книге")):
             print(f"{np.dtype(dtype).name}, {path:9}: {ms_per_step(dtype, args.steps, fast):.0f} мс процессора на шаг")

@@ -16,7 +16,8 @@ def number(n):
     Не f"{n:,}": по-русски запятая отделяет дробную часть, и «126,767» читается как «126 целых 767 тысячных».
     Число с дробной частью (счёт по формуле, размер в байтах) округлите сами: number(round(x)).
     """
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+    whole = isinstance(n, numbers.Integral) or (isinstance(n, numbers.Real) and float(n).is_integer())
+    if isinstance(n, bool) or not whole:       # float без дробной части (так round отдаёт старый NumPy) — тоже целое
         raise TypeError(f"number: нужно целое число, а пришло {n!r} ({type(n).__name__}); "
                         "дробное округлите сами: number(round(x))")
     return f"{int(n):,}".replace(",", " ")

@@ -42,6 +42,7 @@ import numpy as np
 
 import course_lib as nt
 from course_lib import vis
+from course_lib.russian import number     # 126 767, а не 126,767: по-русски запятая — дробная часть
 
 # %% [markdown]
 # ## Пять шагов на одной фразе
@@ -397,7 +398,7 @@ for length in lengths:
     x = rng.normal(size=(length, 64))                                  # (T, d_k = 64)
     _, w = nt.scaled_dot_product_attention(x, x, x)                    # w: (T, T)
     assert w.nbytes == 8 * length**2, (
-        f"при T = {length} веса занимают {w.nbytes:,} байт, а нужно 8·T² = {8 * length**2:,}")
+        f"при T = {length} веса занимают {number(w.nbytes)} байт, а нужно 8·T² = {number(8 * length**2)}")
     memory.append(w.nbytes)
     print(f"T = {length:>4}: матрица весов {w.shape}, {w.nbytes / 2**20:7.2f} МиБ")
 memory_slope = np.polyfit(np.log(lengths), np.log(memory), 1)[0]

@@ -48,6 +48,7 @@ import inspect
 import numpy as np
 
 import course_lib as nt
+from course_lib.russian import number     # 126 767, а не 126,767: по-русски запятая — дробная часть
 
 # %%
 words = "The glass ball fell on the steel table, and it shattered".split()
@@ -237,14 +238,14 @@ def layer_cost(h, N=1, T=64, D=64):
 
 for heads_count in (1, 2, 4, 8, 16):
     params, mults, exps, attn_bytes = layer_cost(heads_count)
-    print(f"h = {heads_count:>2}: параметров {params:,}, умножений {mults:,}, экспонент {exps:>6,}, .attn {attn_bytes // 1024:>3} КиБ")
+    print(f"h = {heads_count:>2}: параметров {number(params)}, умножений {number(mults)}, экспонент {number(exps):>6}, .attn {attn_bytes // 1024:>3} КиБ")
     assert params == 4 * 64**2 + 4 * 64 and mults == layer_cost(1)[1], (         # даром
-        f"h = {heads_count}: параметров {params:,} (нужно {4 * 64**2 + 4 * 64:,}), "
-        f"умножений {mults:,} (нужно столько же, сколько при h = 1: {layer_cost(1)[1]:,})")
+        f"h = {heads_count}: параметров {number(params)} (нужно {number(4 * 64**2 + 4 * 64)}), "
+        f"умножений {number(mults)} (нужно столько же, сколько при h = 1: {number(layer_cost(1)[1])})")
     assert mults == 4 * 64 * 64 * 64 + 2 * 64 * 64 * 64, (                        # W_q, W_k, W_v, W_o + Q Kᵀ и веса @ V
-        f"h = {heads_count}: умножений {mults:,}, а нужно {4 * 64 * 64 * 64 + 2 * 64 * 64 * 64:,}")
+        f"h = {heads_count}: умножений {number(mults)}, а нужно {number(4 * 64 * 64 * 64 + 2 * 64 * 64 * 64)}")
     assert attn_bytes == heads_count * 64 * 64 * 8, (                               # (N, h, T, T) float64
-        f"h = {heads_count}: .attn занимает {attn_bytes:,} байт, а нужно h·T·T·8 = {heads_count * 64 * 64 * 8:,}")
+        f"h = {heads_count}: .attn занимает {number(attn_bytes)} байт, а нужно h·T·T·8 = {number(heads_count * 64 * 64 * 8)}")
 print(f"одна матрица T × T float64 при T = 100 000: {100_000**2 * 8 / 1e9:.0f} ГБ")
 
 # %% [markdown]
@@ -286,7 +287,7 @@ models = [  # имя, d_model, голов, слоёв внимания, всег
 print(f"{'модель':<24}{'d_model':>8}{'h':>4}{'d_head':>7}{'слоёв':>6}{'на слой':>14}{'все слои':>17}{'доля':>6}")
 for name, d, heads_count, layers, total in models:
     per_layer = 4 * d * d + 4 * d
-    print(f"{name:<24}{d:>8}{heads_count:>4}{d // heads_count:>7}{layers:>6}{per_layer:>14,}{per_layer * layers:>17,}"
+    print(f"{name:<24}{d:>8}{heads_count:>4}{d // heads_count:>7}{layers:>6}{number(per_layer):>14}{number(per_layer * layers):>17}"
           f"{per_layer * layers / total:>6.0%}")
     assert d % heads_count == 0, f"{name}: d_model = {d} не делится на h = {heads_count}"
 

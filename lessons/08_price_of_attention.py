@@ -41,6 +41,7 @@ import numpy as np
 
 import course_lib as nt
 from course_lib import vis
+from course_lib.russian import number     # 126 767, а не 126,767: по-русски запятая — дробная часть
 
 # %% [markdown]
 # ## Где прячется квадрат
@@ -65,9 +66,9 @@ for T in [5, 10, 20, 40]:
 # %%
 for T in [1_000, 10_000, 100_000]:
     cells = T * T
-    print(f"T = {T:>7,}: {cells:>14,} весов — float64 {cells * 8 / 1e9:>6.3f} ГБ, "
+    print(f"T = {number(T):>7}: {number(cells):>14} весов — float64 {cells * 8 / 1e9:>6.3f} ГБ, "
           f"float16 {cells * 2 / 1e9:>6.3f} ГБ")
-assert 100_000 * 100_000 == 10_000_000_000, f"100 000² = {100_000 * 100_000:,}"     # те самые 10 миллиардов весов
+assert 100_000 * 100_000 == 10_000_000_000, f"100 000² = {number(100_000 * 100_000)}"     # те самые 10 миллиардов весов
 
 # %% [markdown]
 # 100 000 токенов — это 10 миллиардов весов, **80 ГБ в float64** (20 ГБ даже в float16)
@@ -267,7 +268,7 @@ for n in steps_list:
     t = np.arange(1, n + 1)                              # длина префикса на каждом шаге
     full, cached = int((t * (t + 1) // 2).sum()), int(t.sum())
     work_ratio.append(full / cached)
-    print(f"{n:>4} токенов: оценок без кэша {full:>9,}, с кэшем {cached:>6,} — в {full / cached:4.1f} раза меньше")
+    print(f"{n:>4} токенов: оценок без кэша {number(full):>9}, с кэшем {number(cached):>6} — в {full / cached:4.1f} раза меньше")
 work_ratio = np.array(work_ratio)
 assert np.allclose(work_ratio, (steps_list + 2) / 3), (     # Σ t(t+1)/2 / Σ t = (n + 2) / 3
     f"без кэша работы больше в {np.round(work_ratio, 3)} раза, "
@@ -314,15 +315,15 @@ cache = model.new_cache(N=1)
 with nt.no_grad():
     for token in ids_cached[0]:
         model.step(np.array([token]), cache)
-print(f"наш кэш: {cache.length} токенов, K и V формы {cache.keys.shape} — {cache.nbytes:,} байт")
+print(f"наш кэш: {cache.length} токенов, K и V формы {cache.keys.shape} — {number(cache.nbytes)} байт")
 assert cache.nbytes == 2 * cache.length * model.attention.d_model * 8, (   # K и V, float64
-    f"кэш занимает {cache.nbytes:,} байт, а K и V во float64 (токенов {cache.length}, d_model = "
+    f"кэш занимает {number(cache.nbytes)} байт, а K и V во float64 (токенов {cache.length}, d_model = "
     f"{model.attention.d_model}) — это 2·{cache.length}·{model.attention.d_model}·8 = "
-    f"{2 * cache.length * model.attention.d_model * 8:,}")
+    f"{number(2 * cache.length * model.attention.d_model * 8)}")
 
 layers, d_model, T, bytes_per_number = 32, 4096, 4096, 2
 big_cache = 2 * layers * T * d_model * bytes_per_number                # K и V во всех слоях
-print(f"LLaMA-7B, {T} токенов: {big_cache:,} байт = {big_cache / 2**30:.0f} ГиБ")
+print(f"LLaMA-7B, {T} токенов: {number(big_cache)} байт = {big_cache / 2**30:.0f} ГиБ")
 
 # %% [markdown]
 # ## Внимание без матрицы T×T: online softmax
@@ -597,7 +598,7 @@ assert mask.sum() == allowed_cells(T, 4), (
 # %%
 for T_long, window in [(1_000, 256), (100_000, 4096)]:
     local, full = allowed_cells(T_long, window), T_long * (T_long + 1) // 2
-    print(f"T = {T_long:>7,}, окно {window}: {local:>13,} клеток вместо {full:>14,} — в {full / local:5.1f} раза меньше")
+    print(f"T = {number(T_long):>7}, окно {window}: {number(local):>13} клеток вместо {number(full):>14} — в {full / local:5.1f} раза меньше")
 
 # %% [markdown]
 # Цена — то, что дальше окна слой не видит. В «The glass ball fell on the steel table, and it

@@ -43,6 +43,7 @@ import numpy as np
 
 import course_lib as nt
 from course_lib import vis
+from course_lib.russian import number     # 126 767, а не 126,767: по-русски запятая — дробная часть
 
 # %% [markdown]
 # ## Блок трансформера целиком
@@ -220,9 +221,9 @@ assert np.allclose(ffn_perm, ffn_out[:, perm]) and not np.allclose(attn_perm, at
 # %%
 for d in [32, 768]:
     counted = nt.nn.TransformerBlock(d, num_heads=2).num_params()
-    print(f"d_model = {d:>3}: блок курса — {counted:>9,} параметров, 12·d² + 13·d = {12 * d * d + 13 * d:>9,}")
+    print(f"d_model = {d:>3}: блок курса — {number(counted):>9} параметров, 12·d² + 13·d = {number(12 * d * d + 13 * d):>9}")
     assert counted == 12 * d * d + 13 * d, (
-        f"d_model = {d}: параметров {counted:,}, а по формуле 12·d² + 13·d = {12 * d * d + 13 * d:,}")
+        f"d_model = {d}: параметров {number(counted)}, а по формуле 12·d² + 13·d = {number(12 * d * d + 13 * d)}")
 ffn_share = (8 * 768**2 + 5 * 768) / (12 * 768**2 + 13 * 768)
 print(f"при d = 768 доля FFN в параметрах блока — {ffn_share:.2f}, внимания — {(4 * 768**2 + 4 * 768) / (12 * 768**2 + 13 * 768):.2f}")
 
@@ -242,15 +243,15 @@ models = [  # имя, d_model, голов, блоков, всего параме
 for name, d, heads_count, layers, total, positions in models:
     blocks_params = layers * (12 * d * d + 13 * d)
     counted = blocks_params + (50257 + positions) * d + 2 * d
-    print(f"{name:<12} блоки {blocks_params:>17,} + эмбеддинги и LayerNorm = {counted:>17,}  (по источнику ≈ {total:,.0f})")
+    print(f"{name:<12} блоки {number(blocks_params):>17} + эмбеддинги и LayerNorm = {number(counted):>17}  (по источнику ≈ {number(round(total))})")
     assert abs(counted / total - 1) < 0.01, (
-        f"{name}: насчитали {counted:,}, по источнику ≈ {total:,.0f}; "
+        f"{name}: насчитали {number(counted)}, по источнику ≈ {number(round(total))}; "
         f"расхождение {counted / total - 1:+.1%}, а нужно меньше 1%")
 gpt2 = {"n_embd": 768, "n_layer": 12, "vocab_size": 50257, "n_positions": 1024}   # config.json модели gpt2
 d = gpt2["n_embd"]
 from_config = gpt2["n_layer"] * (12 * d * d + 13 * d) + (gpt2["vocab_size"] + gpt2["n_positions"]) * d + 2 * d
-print(f"GPT-2 small по config.json: {from_config:,} параметров;  как у опубликованных весов:", from_config == 124_439_808)
-assert from_config == 124_439_808, f"по config.json {from_config:,} параметров, а у опубликованных весов 124,439,808"
+print(f"GPT-2 small по config.json: {number(from_config)} параметров;  как у опубликованных весов:", from_config == 124_439_808)
+assert from_config == 124_439_808, f"по config.json {number(from_config)} параметров, а у опубликованных весов 124 439 808"
 
 # %% [markdown]
 # Формула $12d^2 + 13d$ на блок сходится с опубликованными размерами до процента. А у GPT-2 small — до
@@ -633,7 +634,7 @@ full = TinyLM([nt.nn.TransformerBlock(32, num_heads=2) for _ in range(2)], d_mod
 full_history = train_induction(full, steps=600, seed=0, lr=3e-3)
 full_seconds = full_history.seconds
 full_report = evaluate(full)
-print(f"параметров: {full.num_params():,} (у модели из одного внимания {model.num_params():,}, "
+print(f"параметров: {number(full.num_params())} (у модели из одного внимания {number(model.num_params())}, "
       f"в {full.num_params() / model.num_params():.1f} раза меньше)")
 print("потери второй копии < 1.0 нат:", full_report.second < 1.0)
 print(f"голова предыдущего токена в слое 0 (≥ 0.5): {full_report.previous[full_report.previous_head()] >= 0.5}; "

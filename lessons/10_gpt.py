@@ -44,6 +44,7 @@ import numpy as np
 
 import course_lib as nt
 from course_lib import vis
+from course_lib.russian import number     # 126 767, а не 126,767: по-русски запятая — дробная часть
 
 # %% [markdown]
 # ## Текст и токенизатор
@@ -66,7 +67,7 @@ text = lessons_text()
 print(f"корпус — снимок прозы уроков 00–09 на {CORPUS_DATE}")
 tokenizer = CharTokenizer.from_text(text)
 V = tokenizer.vocab_size
-print(f"символов в тексте: {len(text):,}; разных (словарь V): {V}")
+print(f"символов в тексте: {number(len(text))}; разных (словарь V): {V}")
 print("начало:", repr(text[:120]))
 ids = tokenizer.encode("кот сел")
 print("«кот сел» ->", ids, "->", repr(tokenizer.decode(ids)))
@@ -115,8 +116,8 @@ print(gpt)
 d = 64
 formula = (V + 64) * d + 2 * (12 * d * d + 13 * d) + 2 * d + d * V + V
 GPT2_SMALL = 124_439_808
-print(f"параметров: {gpt.num_params():,}; по формуле {formula:,}; GPT-2 small больше в {GPT2_SMALL / formula:.0f} раз")
-assert gpt.num_params() == formula, f"параметров {gpt.num_params():,}, а по формуле {formula:,}"
+print(f"параметров: {number(gpt.num_params())}; по формуле {number(formula)}; GPT-2 small больше в {GPT2_SMALL / formula:.0f} раз")
+assert gpt.num_params() == formula, f"параметров {number(gpt.num_params())}, а по формуле {number(formula)}"
 
 # %% [markdown]
 # ## Точки отсчёта: что значат потери
@@ -207,7 +208,7 @@ fig.legend(loc="outside lower center", ncol=3, fontsize=8)   # под осями
 plt.show()
 gap = run.val_losses[-1] - train_curve[-1]
 print("в конце потери на проверке выше, чем на обучении, но меньше чем на 0.3 ната:", 0 < gap < 0.3)
-print(f"модель увидела {STEPS * 16 * 64:,} символов — {STEPS * 16 * 64 / len(train_ids):.0f} проходов по обучающей части")
+print(f"модель увидела {number(STEPS * 16 * 64)} символов — {STEPS * 16 * 64 / len(train_ids):.0f} проходов по обучающей части")
 assert 0 < gap < 0.3, f"потери на проверке выше, чем на обучении, на {gap:.3f}, а нужно от 0 до 0.3"
 
 # %% [markdown]
@@ -561,7 +562,7 @@ for bad in ["нет_такого_файла.txt", "."]:
 MY_TEXT = "glossary.md"
 mine = load_text(MY_TEXT)
 own = train_gpt(mine, 100, seed=0)
-print(f"{len(mine):,} символов, словарь {own.tokenizer.vocab_size}; потери на проверке {own.val_losses[-1]:.2f}")
+print(f"{number(len(mine))} символов, словарь {own.tokenizer.vocab_size}; потери на проверке {own.val_losses[-1]:.2f}")
 with nt.fast():
     ids = own.model.generate(own.tokenizer.encode(mine[:10])[None], 150, rng=np.random.default_rng(0))
 print(own.tokenizer.decode(ids[0]))
@@ -655,12 +656,12 @@ ours = {"параметров": gpt.num_params(), "окно, токенов": 64
         "текст, байт": len(text.encode("utf-8"))}
 gpt2 = {"параметров": GPT2_SMALL, "окно, токенов": 1024, "словарь, токенов": 50_257, "текст, байт": 40e9}
 for key in ours:
-    print(f"{key:>17}: у нас {ours[key]:>12,.0f}, у GPT-2 small {gpt2[key]:>16,.0f} — в {gpt2[key] / ours[key]:>9,.0f} раз больше")
+    print(f"{key:>17}: у нас {number(round(ours[key])):>12}, у GPT-2 small {number(round(gpt2[key])):>16} — в {number(round(gpt2[key] / ours[key])):>9} раз больше")
 seen = STEPS * 16 * 64
-print(f"за {STEPS} шагов наша модель увидела {seen:,} символов; вычислений на обучение ≈ 6 · параметры · символы "
+print(f"за {STEPS} шагов наша модель увидела {number(seen)} символов; вычислений на обучение ≈ 6 · параметры · символы "
       f"(Kaplan et al., 2020) = {6 * gpt.num_params() * seen:.1e} операций")
 assert 900 < gpt2["параметров"] / ours["параметров"] < 1000, (
-    f"GPT-2 small больше нашей модели в {gpt2['параметров'] / ours['параметров']:,.0f} раз, а текст ниже говорит «почти в тысячу»")
+    f"GPT-2 small больше нашей модели в {number(round(gpt2['параметров'] / ours['параметров']))} раз, а текст ниже говорит «почти в тысячу»")
 
 # %% [markdown]
 # Параметров почти в тысячу раз больше, окно в 16 раз длиннее, текста — в сотни тысяч раз больше, и
