@@ -147,3 +147,21 @@ def test_portability_of_lessons_09_and_10_is_slow_and_the_other_passes_are_not()
     assert by_default == {"урок 08 · повторный запуск", "урок 08 · переносимость",
                           "урок 09 · повторный запуск", "урок 10 · повторный запуск"}, by_default
     assert _collected_passes("slow", *lessons) == {"урок 09 · переносимость", "урок 10 · переносимость"}
+
+
+def test_the_longest_chains_are_collected_first_and_the_rest_keeps_its_order():
+    """Группа — цепочка на одном процессе; начатая последней, долгая группа тянет конец прогона (tools/lesson_passes.FIRST)."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "not slow", "-p", "no:randomly",
+                          "tests/test_russian.py", "tests/test_site.py", "tests/test_browser.py", "lessons/10_gpt.ipynb"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    groups = []
+    for line in out.stdout.splitlines():
+        if "::" in line:
+            group = lesson_passes._group(line.strip())
+            if not groups or groups[-1] != group:
+                groups.append(group)
+    assert groups == ["lessons/10_gpt.ipynb::урок 10 · повторный запуск", "tests/test_browser.py", "tests/test_site.py",
+                      "tests/test_russian.py"], groups
