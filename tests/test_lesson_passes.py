@@ -165,3 +165,20 @@ def test_the_longest_chains_are_collected_first_and_the_rest_keeps_its_order():
                 groups.append(group)
     assert groups == ["lessons/10_gpt.ipynb::урок 10 · повторный запуск", "tests/test_browser.py", "tests/test_site.py",
                       "tests/test_russian.py"], groups
+
+
+def test_a_refusal_that_is_not_a_difference_says_what_happened_not_a_diff(pytester, monkeypatch):
+    """nbval отказывает не только расхождением выводов: здесь у неисполненной ячейки в тетрадке есть вывод.
+    Отчёт говорит это по-русски, с сообщением nbval, а не показывает разницу выводов, которой не было."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    cell = nbformat.v4.new_code_cell("print('привет')", execution_count=None)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="привет\n")]
+    nb.cells = [nbformat.v4.new_code_cell("x = 1", execution_count=1), cell]
+    nbformat.write(nb, pytester.path / "04_edited.ipynb")
+    result = _run(pytester, monkeypatch, "--lesson-passes", "plain")
+    report = result.stdout.str()
+    result.assert_outcomes(failed=1, passed=1)
+    assert ("урок 04 · обычный прогон · ячейка 1: print('привет')\n  ! в тетрадке у ячейки есть вывод, а номера "
+            "исполнения нет") in report, report
+    assert "(nbval: Unrun reference cell has outputs)" in report and "[stdout]" not in report, report

@@ -106,10 +106,26 @@ class LessonCell(IPyNbCell):
         found = _exception(self)
         if found and found["ename"] == "NameError" and self.parent.crashed_at not in (None, self.cell_num):
             return f"{head}\n  NameError вслед за ячейкой {self.parent.crashed_at}, упавшей выше: {found['evalue']}"
-        lines = _first_differences(self) or [str(error).splitlines()[0][:300]]
+        message = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
+        if not found and message != OUTPUTS_DIFFER:
+            # не расхождение выводов и не исключение ячейки: nbval не дождался ядра и т. п. — разница выводов тут
+            # ничего не объясняет (у ячейки nbval-ignore-output их и не сравнивают), говорим, что случилось
+            said = next((text for start, text in NBVAL_MESSAGES.items() if message.startswith(start)), "ячейка не проверена")
+            return f"{head}\n  ! {said} (nbval: {message})"
+        lines = _first_differences(self) or [message]
         if found:
             lines += [f"  строка: {line}" for line in _failing_lines(found)]
         return "\n".join([head, *(f"  {line}" for line in lines)])
+
+
+OUTPUTS_DIFFER = "Cell outputs differ"          # так nbval называет расхождение выводов — его разбирает _first_differences
+# Другие отказы nbval (не расхождение и не исключение в ячейке): начало сообщения -> что сказать преподавателю.
+NBVAL_MESSAGES = {
+    "Timeout of": "ядро не успело: ячейка не закончилась за отведённое время или её вывод не дошёл до проверки за "
+                  "5 с (так было на перегруженной машине: make test WORKERS=4 на 2 ядрах)",
+    "Unrun reference cell has outputs": "в тетрадке у ячейки есть вывод, а номера исполнения нет: тетрадку правили "
+                                        "руками — пересоберите её (make notebooks)",
+}
 
 
 class FigureDiffers(Exception):
