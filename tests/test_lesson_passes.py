@@ -149,24 +149,6 @@ def test_portability_of_lessons_09_and_10_is_slow_and_the_other_passes_are_not()
     assert _collected_passes("slow", *lessons) == {"урок 09 · переносимость", "урок 10 · переносимость"}
 
 
-def test_the_longest_chains_are_collected_first_and_the_rest_keeps_its_order():
-    """Группа — цепочка на одном процессе; начатая последней, долгая группа тянет конец прогона (tools/lesson_passes.FIRST)."""
-    import subprocess
-    import sys
-    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "not slow", "-p", "no:randomly",
-                          "tests/test_russian.py", "tests/test_site.py", "tests/test_browser.py", "lessons/10_gpt.ipynb"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    groups = []
-    for line in out.stdout.splitlines():
-        if "::" in line:
-            group = lesson_passes._group(line.strip())
-            if not groups or groups[-1] != group:
-                groups.append(group)
-    assert groups == ["lessons/10_gpt.ipynb::урок 10 · повторный запуск", "tests/test_browser.py", "tests/test_site.py",
-                      "tests/test_russian.py"], groups
-
-
 def test_a_refusal_that_is_not_a_difference_says_what_happened_not_a_diff(pytester, monkeypatch):
     """nbval отказывает не только расхождением выводов: здесь у неисполненной ячейки в тетрадке есть вывод.
     Отчёт говорит это по-русски, с сообщением nbval, а не показывает разницу выводов, которой не было."""

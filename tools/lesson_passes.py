@@ -156,20 +156,6 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
-# Группы, которые идут первыми. Группа — одна длинная цепочка на одном процессе (файл тестов или проход урока), и
-# начатая последней она одна тянет конец прогона, пока остальные процессы стоят: так и было — xdist по умолчанию
-# ставит вперёд группы, где больше тестов, а в браузерном тесте их 13 на 6 минут. Здесь — самые долгие цепочки
-# (MAINTAINERS.md, «Куда уходит время»), дальше — всё в порядке сбора. Урок 10 — первым: его обучение ждут сайт и браузер.
-FIRST = ("lessons/10_gpt.ipynb::урок 10 · повторный запуск", "tests/test_browser.py", "tests/test_site.py",
-         "tests/test_class_hub.py", "tests/test_class_nbgrader.py", "lessons/09_transformer_block.ipynb::урок 09 · повторный запуск")
-
-
-def pytest_collection_modifyitems(config, items):
-    """Долгие цепочки FIRST — в начало (порядок внутри группы не меняется); остальное — как собрано."""
-    rank = {group: i for i, group in enumerate(FIRST)}
-    items.sort(key=lambda item: rank.get(_group(item.nodeid), len(FIRST)))     # сортировка устойчивая
-
-
 def _group(nodeid):
     """Группа xdist: проход урока (файл::проход) или файл тестов целиком."""
     parts = nodeid.split("::")
@@ -181,7 +167,6 @@ def pytest_xdist_make_scheduler(config, log):
     # и при `-n 2` без --dist (там xdist раздал бы ячейки одного урока разным процессам — в разные ядра)
     if config.getoption("dist") not in ("load", "loadscope", "loadfile"):
         return None
-    config.option.loadscopereorder = False            # порядок групп — наш (FIRST, потом порядок сбора), а не по числу тестов
     from xdist.scheduler import LoadScopeScheduling
 
     class LessonAndFileScheduling(LoadScopeScheduling):
