@@ -17,7 +17,7 @@ def number(n):
     Число с дробной частью (счёт по формуле, размер в байтах) округлите сами: number(round(x)).
     """
     whole = isinstance(n, numbers.Integral) or (isinstance(n, numbers.Real) and float(n).is_integer())
-    if isinstance(n, bool) or not whole:       # float без дробной части (так round отдаёт старый NumPy) — тоже целое
+    if isinstance(n, bool) or not whole:       # float без дробной части — тоже целое: number(round(x)) при любом типе round
         raise TypeError(f"number: нужно целое число, а пришло {n!r} ({type(n).__name__}); "
                         "дробное округлите сами: number(round(x))")
     return f"{int(n):,}".replace(",", " ")

@@ -54,7 +54,7 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true", help="не писать, а сравнить с лежащим файлом")
     args = parser.parse_args(argv)
     text = build_corpus()
-    summary = f"{number(len(text))} символов" + f", {len(set(text))} разных"
+    summary = f"{number(len(text))} символов, {len(set(text))} разных"
     if args.check:
         same = OUT.exists() and OUT.read_text(encoding="utf-8") == text
         print(f"{OUT.relative_to(ROOT)}: {'совпадает' if same else 'устарел'} с уроками ({summary})")
