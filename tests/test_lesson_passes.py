@@ -10,6 +10,8 @@ nbval-ignore-output и адрес, который lessons/sanitize.cfg вели�
 
 import os
 import pathlib
+import subprocess
+import sys
 
 import nbformat
 import pytest
@@ -132,8 +134,6 @@ def test_each_lesson_pass_and_each_test_file_is_one_xdist_group():
 
 def _collected_passes(marks, *lessons):
     """{«урок NN · проход»} — что соберёт pytest в корне курса с -m marks (как make test MARKS=...)."""
-    import subprocess
-    import sys
     out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", marks, "-p", "no:randomly",
                           *(str(ROOT / "lessons" / name) for name in lessons)],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
