@@ -1,7 +1,8 @@
 """Ползунки в настоящем браузере: JupyterLab и Jupyter Notebook 7 + headless Chromium (playwright).
 
 Что проверяем так, как это увидит ученик, в обоих интерфейсах (FRONT_ENDS; каждая тетрадка — в одном из них, FRONT_END_OF):
-- тетрадка открывается, «Run All» выполняет все ячейки без ошибок;
+- тетрадка открывается, «Run All» выполняет все ячейки без ошибок, и в каждом выводе-виджете за WIDGETS_DRAWN секунд
+  нарисован виджет (пустой вывод ученик видит пустым);
 - ядро — питон этого окружения (course_lib импортируется);
 - ползунок двигается (в JupyterLab — с клавиатуры, в Notebook 7 — мышью: стрелки там перехватывает
   навигация по ячейкам), и после каждого шага приходит новая картинка
@@ -132,13 +133,17 @@ GENERATED = {
         "from course_lib.widgets import attention_explorer",
         'attention_explorer(sentence="кот сел на тёплый коврик и смотрел в окно", heads=2)',
     ],
-    # Прогон учится здесь по-настоящему (100 шагов, несколько секунд): ядро не берёт его из общей папки проверки
-    # (tools/shared_runs.py) — иначе с --shared-runs keep он пришёл бы из прошлого запуска, без полосы.
+    # Прогон учится здесь по-настоящему (100 шагов, около 2 с): ядро не берёт его из общей папки проверки
+    # (tools/shared_runs.py) — иначе с --shared-runs keep он пришёл бы из прошлого запуска, без полосы. Полоса — та же,
+    # что в уроках (TrainingProgress на tqdm.auto), но без задержки: по умолчанию она появляется через 2 с, и на быстрой
+    # машине 100 шагов кончались раньше — полосы не было (4 декабря).
     "training.ipynb": [
         "from course_lib.props.run_memory import RunMemory\n"
         "RunMemory.recall = getattr(RunMemory.recall, 'original', RunMemory.recall)   # без общей папки проверки",
-        "from course_lib.props.gpt_training import train_gpt\nfrom course_lib.props.text_file import lessons_text",
-        "run = train_gpt(lessons_text(), 100, seed=11)\nprint('обучено шагов:', len(run.losses))",
+        "from course_lib.props.gpt_training import train_gpt\nfrom course_lib.props.progress import TrainingProgress\n"
+        "from course_lib.props.text_file import lessons_text",
+        "run = train_gpt(lessons_text(), 100, seed=11, progress=TrainingProgress(delay=0))\n"
+        "print('обучено шагов:', len(run.losses))",
     ],
 }
 
@@ -672,6 +677,13 @@ def _widget_outputs(page):
 
 
 JS_HAS_SLIDER = "(output) => !!output.querySelector('.widget-slider')"
+# Выводы-виджеты, в которых виджета ещё нет (ни его самого, ни ошибки «Error displaying widget»): начало кода их ячеек.
+# Вывод-виджет рисует WidgetRenderer из @jupyter-widgets/jupyterlab-manager — это Panel (lm-Panel), а не div
+# с data-mime-type, как у текста и картинок (так и в JupyterLab 4, и в Notebook 7).
+JS_PENDING_WIDGETS = """() => [...document.querySelectorAll('.jp-Notebook .jp-OutputArea-output.lm-Panel')]
+    .filter(o => !o.querySelector('.jupyter-widgets') && !/error displaying widget/i.test(o.textContent))
+    .map(o => { const e = o.closest('.jp-Cell')?.querySelector('.jp-InputArea-editor');
+                return e ? e.textContent.trim().slice(0, 60) : '?'; })"""
 
 
 def _undriven_sliders(page, outputs, drives):
@@ -712,11 +724,11 @@ def test_sliders_redraw_picture(front_page, name):
         drives = NOTEBOOKS.get(name, [])
         outputs = _widget_outputs(page)
         last = max((d.widget for d in drives), default=0)
-        if drives:   # в тетрадке без ползунков ждать нечего: иначе ожидание шло бы все WIDGETS_DRAWN секунд
-            try:   # виджеты рисуются уже после того, как ядро ответило; на занятой машине — и через 15 с (урок 08, 3 декабря)
-                outputs.nth(last).wait_for(state="attached", timeout=WIDGETS_DRAWN * 1000)
-            except PlaywrightError:
-                pass
+        # Виджеты рисуются уже после того, как ядро ответило; на занятой машине — и через 15 с (урок 08, 3 декабря).
+        # Ждём, пока в каждом выводе-виджете не появится сам виджет (или его ошибка): пустой вывод ученик видит пустым.
+        drawn = _until(lambda: not page.evaluate(JS_PENDING_WIDGETS), WIDGETS_DRAWN, interval=0.2)
+        assert drawn, (f"[{front}] {name}: за {WIDGETS_DRAWN} с после Run All не нарисованы виджеты в выводах ячеек: "
+                         f"{page.evaluate(JS_PENDING_WIDGETS)}")
         assert not drives or outputs.count() > last, (
             f"{name}: за {WIDGETS_DRAWN} с после Run All виджетов с картинкой {outputs.count()}, а в NOTEBOOKS нужен №{last}")
         undriven = _undriven_sliders(page, outputs, drives)
