@@ -138,8 +138,7 @@ GENERATED = {
     # что в уроках (TrainingProgress на tqdm.auto), но без задержки: по умолчанию она появляется через 2 с, и на быстрой
     # машине 100 шагов кончались раньше — полосы не было (4 декабря).
     "training.ipynb": [
-        "from course_lib.props.run_memory import RunMemory\n"
-        "RunMemory.recall = getattr(RunMemory.recall, 'original', RunMemory.recall)   # без общей папки проверки",
+        f'__import__("runpy").run_path({str(ROOT / "tools" / "shared_runs.py")!r})["uninstall"]()   # без общей папки проверки',
         "from course_lib.props.gpt_training import train_gpt\nfrom course_lib.props.progress import TrainingProgress\n"
         "from course_lib.props.text_file import lessons_text",
         "run = train_gpt(lessons_text(), 100, seed=11, progress=TrainingProgress(delay=0))\n"
@@ -729,6 +728,9 @@ def test_sliders_redraw_picture(front_page, name):
         drawn = _until(lambda: not page.evaluate(JS_PENDING_WIDGETS), WIDGETS_DRAWN, interval=0.2)
         assert drawn, (f"[{front}] {name}: за {WIDGETS_DRAWN} с после Run All не нарисованы виджеты в выводах ячеек: "
                          f"{page.evaluate(JS_PENDING_WIDGETS)}")
+        # Дети виджета (картинка в его коробке) рисуются ещё позже, чем сама коробка: ждём и виджет №last с картинкой.
+        if drives:
+            _until(lambda: outputs.count() > last, WIDGETS_DRAWN, interval=0.2)
         assert not drives or outputs.count() > last, (
             f"{name}: за {WIDGETS_DRAWN} с после Run All виджетов с картинкой {outputs.count()}, а в NOTEBOOKS нужен №{last}")
         undriven = _undriven_sliders(page, outputs, drives)
