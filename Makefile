@@ -96,7 +96,7 @@ notebooks: $(TEST_STAMP)
 	$(BIN)/python tools/build_notebooks.py $(LESSONS)
 
 # Вердикты класса в results/class.csv и results/class.html: ученики хаба (class/learners.txt; от root — sudo make results)
-# или папки с ноутбуков, в каждой лежит work/ ученика: make results FROM="anna boris".
+# или папки с ноутбуков, в каждой лежит work/ ученика (или сами их work/): make results FROM="anna boris".
 FROM ?=
 results:
 	$(BIN)/python -m tools.classroom.results $(if $(strip $(FROM)),--from $(FROM))

@@ -194,10 +194,48 @@ def test_bad_from_folders_are_named_and_the_rest_collected(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0 and {r[0] for r in rows[1:]} == {"anna"} and row(rows, "anna")[3] == "solved"
     for said in ("папки " + str(tmp_path / "missing") + " нет", "в папке " + str(tmp_path / "empty") + " нет work/",
-                 "нет work/ — укажите папку, в которой она лежит, а не саму work/",
+                 str(tmp_path / "anna/work") + " — та же work/ ученика «anna», что и " + str(tmp_path / "anna"),
                  "одно имя ученика «anna»: беру первую",
                  "linked: папку " + str(tmp_path / "linked" / "work") + " не открыть — это символическая ссылка"):
         assert said in out, out
+
+
+def test_from_takes_the_work_folders_a_teacher_collected(tmp_path, capsys):
+    """FROM=anna/work — сама work/ (ученик — папка над ней); переименованная work/ с отметкой — по своему имени."""
+    learner(tmp_path, "anna", right_softmax)
+    learner(tmp_path, "boris", wrong_softmax)
+    renamed, _ = learner(tmp_path, "spare", right_softmax)
+    os.rename(renamed, tmp_path / "vera-work")
+    (tmp_path / "stray").mkdir()                                  # папка без work/ и без отметки — пропуск
+    code, rows = collect_from(tmp_path, "anna/work", "boris", "vera-work", "stray")
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert {r[0] for r in rows[1:]} == {"anna", "boris", "vera-work"}, out
+    assert (row(rows, "anna")[3], row(rows, "boris")[3], row(rows, "vera-work")[3]) == ("solved", "wrong", "solved")
+    assert f"в папке {tmp_path / 'stray'} нет work/ ученика" in out and "пропускаю" in out
+
+
+def test_work_folder_alone_is_collected_with_exit_0(tmp_path, capsys):
+    learner(tmp_path, "anna", right_softmax)
+    code, rows = collect_from(tmp_path, "anna/work")
+    assert code == 0 and row(rows, "anna")[3] == "solved", capsys.readouterr().out
+
+
+def test_one_odd_folder_does_not_stop_the_rest(tmp_path, capsys, monkeypatch):
+    """Неожиданная ошибка чтения одной папки (здесь — подменённый read_work) — пропуск с причиной, остальные собраны."""
+    learner(tmp_path, "anna", right_softmax)
+    learner(tmp_path, "boris", right_softmax)
+    real = results.read_work
+
+    def flaky(name, path):
+        if name == "boris":
+            raise OSError(5, "Input/output error")
+        return real(name, path)
+    monkeypatch.setattr(results, "read_work", flaky)
+    code, rows = collect_from(tmp_path, "anna", "boris")
+    out = capsys.readouterr().out
+    assert code == 0 and {r[0] for r in rows[1:]} == {"anna"}
+    assert "boris: папку" in out and "Input/output error" in out and "ученик пропущен" in out
 
 
 @pytest.mark.parametrize("argv, said", [

@@ -2,6 +2,7 @@
 
     .venv/bin/python -m tools.classroom.results                         # ученики хаба: class/learners.txt
     .venv/bin/python -m tools.classroom.results --from anna boris       # папки, в каждой лежит work/
+    .venv/bin/python -m tools.classroom.results --from anna/work boris/work   # или сами папки work/
 
 Строка таблицы — ученик × упражнение (все упражнения BY_LESSON по порядку): status solved (своё решение
 прошло проверку хоть раз), wrong (пробовал, не прошло), not_started (попыток нет); attempts — вызовы
@@ -21,6 +22,7 @@ import re
 import sys
 
 from course_lib.exercises import BY_LESSON
+from course_lib.exercises._record import MARKER
 from tools.classroom.collect import Refused, read_work
 from tools.classroom.results_page import BROKEN, page
 
@@ -65,24 +67,41 @@ def hub_learners(listing=LEARNERS):
 
 
 def folder_learners(folders):
-    """Папки с ноутбуков: в каждой лежит work/ -> ([(имя папки, её work/)], проблемы)."""
+    """Папки с ноутбуков -> ([(ученик, его work/)], проблемы).
+
+    Папка — либо та, в которой лежит work/ (ученик — её имя), либо сама work/ (в ней отметка `.course-work`
+    или имя work; ученик — имя папки над ней). Так `FROM="anna boris"` и `FROM="anna/work boris/work"` — одно.
+    """
     found, problems, seen = [], [], {}
     if not folders:
-        problems.append("FROM пуст: укажите папки, в каждой из которых лежит work/ ученика: "
+        problems.append("FROM пуст: укажите папки учеников (в каждой лежит work/) или сами их папки work/: "
                         "make results FROM=\"anna boris\"")
     for folder in map(pathlib.Path, folders):
-        name = pathlib.Path(os.path.abspath(folder)).name     # «.» и «anna/» — тоже имя папки; ссылку не раскрываем
+        absolute = pathlib.Path(os.path.abspath(folder))     # «.» и «anna/» — тоже имя папки; ссылку не раскрываем
         if not folder.is_dir():
-            problems.append(f"папки {folder} нет (в FROM — папки, в каждой лежит work/ ученика); пропускаю")
-        elif not (folder / "work").is_dir():
-            hint = " — укажите папку, в которой она лежит, а не саму work/" if name == "work" else ""
-            problems.append(f"в папке {folder} нет work/{hint}; пропускаю")
+            problems.append(f"папки {folder} нет (в FROM — папки учеников или их папки work/); пропускаю")
+            continue
+        if (folder / "work").is_dir():
+            name, work = absolute.name, folder / "work"
+        elif absolute.name == "work" or (folder / MARKER).is_file():
+            # сама work/: ученик — папка над ней; переименованная work/ (anna-work/) — ученик по её имени
+            name = absolute.parent.name if absolute.name == "work" else absolute.name
+            work = folder
+        else:
+            problems.append(f"в папке {folder} нет work/ ученика (и сама она не work/: в ней нет отметки "
+                            f"{MARKER}, которую кладёт make lab); пропускаю")
+            continue
+        if not name or name in ("/", "."):
+            problems.append(f"у папки {folder} не понять имя ученика: положите её в папку с именем ученика "
+                            f"(anna/work); пропускаю")
+        elif name in seen and os.path.realpath(work) == os.path.realpath(seen[name][1]):
+            problems.append(f"{folder} — та же work/ ученика «{name}», что и {seen[name][0]}: беру её один раз")
         elif name in seen:
-            problems.append(f"у папок {seen[name]} и {folder} одно имя ученика «{name}»: беру первую, "
+            problems.append(f"у папок {seen[name][0]} и {folder} одно имя ученика «{name}»: беру первую, "
                             f"вторую переименуйте (ученик — имя папки, в которой лежит work/)")
         else:
-            seen[name] = folder
-            found.append((name, folder / "work"))
+            seen[name] = (folder, work)
+            found.append((name, work))
     return found, problems
 
 
@@ -143,6 +162,8 @@ def main(argv=None):
             works.append(read_work(learner, path))
         except Refused as why:
             problems.append(f"{why}; ученик пропущен")
+        except (OSError, ValueError) as error:         # что угодно странное в одной папке — не повод бросать остальных
+            problems.append(f"{learner}: папку {path} не прочитать ({error}); ученик пропущен")
     problems += [problem for work in works for problem in work.problems]
     if not works:
         print("make results: не собрано ни одного ученика, таблица не записана.", *problems, sep="\n  - ")
