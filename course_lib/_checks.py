@@ -1,5 +1,6 @@
 """Проверки входов: понятная ошибка на русском вместо загадочной ошибки NumPy в глубине."""
 
+import inspect
 import numbers
 import os
 
@@ -77,10 +78,12 @@ def check_mask(mask, scores_shape):
     return mask
 
 
-def check_qkv(q, k, v):
-    """Запросы, ключи, значения (Tensor): дробные, хотя бы (…, T, d), с согласованными осями."""
+def check_qkv(q, k, v, finite=True):
+    """Запросы, ключи, значения (Tensor): дробные, хотя бы (…, T, d), с согласованными осями.
+
+    finite=False — без прохода по числам (машинное отделение: книга их уже проверила, а nan поймает check_peak)."""
     for name, t in (("q", q), ("k", k), ("v", v)):
-        check_float(t.data, name)
+        check_float(t.data, name, finite=finite)
         if t.ndim < 2:
             raise ValueError(f"{name}: ожидался массив формы (…, T, d) — хотя бы две оси, а пришла форма {t.shape}")
     for name, t, size in (("q", q, "d_k"), ("k", k, "d_k"), ("v", v, "d_v")):
@@ -139,6 +142,12 @@ def check_real(value, name, where, positive=False, finite=True, meaning="", nonn
     return float(value)
 
 
+def check_eps(eps, where):
+    """eps слоя LayerNorm — число > 0: при eps < 0 корень из дисперсии + eps у ровного токена — nan, молча."""
+    return check_real(eps, "eps", where, positive=True,
+                      meaning=" (маленькое, обычно 1e-5: не даёт делить на ноль, когда все числа токена равны)")
+
+
 def check_text(value, name, where, meaning="", empty=False):
     """Строка (str); пустая — ошибка, если не empty. Возвращает её."""
     if not isinstance(value, str):
@@ -148,11 +157,26 @@ def check_text(value, name, where, meaning="", empty=False):
     return value
 
 
-def check_callable(fn, name, where, wanted):
-    """Функция (что угодно вызываемое); wanted — какая: «функция без аргументов, например lambda: attention(x)»."""
+def check_callable(fn, name, where, wanted, args=None):
+    """Функция (что угодно вызываемое); wanted — какая: «функция без аргументов, например lambda: attention(x)».
+
+    args — пример аргументов, с которыми её позовут: функция, которая их не примет, — ошибка сейчас, а не на
+    первом вызове посреди работы (функция без описания аргументов, как у иных встроенных, — как есть).
+    """
     if not callable(fn):
         raise TypeError(f"{where}: {name} — {wanted}, а пришло {fn!r} ({type(fn).__name__}). "
                         "Передайте саму функцию, не результат её вызова")
+    if args is not None:
+        try:
+            signature = inspect.signature(fn)
+        except (TypeError, ValueError):
+            return fn
+        try:
+            signature.bind(*args)
+        except TypeError:
+            shown = ", ".join(repr(a) for a in args)
+            raise TypeError(f"{where}: {name} — {wanted}, а пришла функция {getattr(fn, '__name__', type(fn).__name__)}"
+                            f"{signature}: её позовут как {name}({shown}), а столько аргументов она не берёт") from None
     return fn
 
 

@@ -19,11 +19,12 @@ from course_lib.engine_room import fast
 from course_lib.nn.sampling import next_token_probs, sample_next_token
 from course_lib.props.run_memory import weights_fingerprint
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View, check_seed, clamp
+from course_lib.widgets.base import Painter, View, check_seed, clamp, real, rounded, whole
 
 MIN_NEW = 16                 # меньше символов виджет не дописывает: длинный промпт он укорачивает с начала
 SHOWN = 12                   # столбиков: самые вероятные первые символы
 TEMPERATURES = (0.1, 2.0)    # пределы ползунка температуры
+DEFAULT_TEMPERATURE = 0.8
 
 
 def shown_char(c):
@@ -53,7 +54,7 @@ class SamplingView(View):
     top_k: int                 # 0 — из всех
 
 
-def sampling_view(model, tokenizer, prompt="Внимание", temperature=0.8, top_k=0, seed=0):
+def sampling_view(model, tokenizer, prompt="Внимание", temperature=DEFAULT_TEMPERATURE, top_k=0, seed=0):
     """Чистая функция: промпт, температура, top-k (0 — все символы), зерно -> текст до конца окна модели
     и вероятности первого символа.
 
@@ -68,8 +69,14 @@ def sampling_view(model, tokenizer, prompt="Внимание", temperature=0.8, 
         notes.append(f"Промпт длиннее {room} символов — беру последние {room}: "
                      f"остальное окно модели ({model.max_len} символов) — под текст.")
         prompt = prompt[-room:]
-    temperature = clamp(round(float(temperature), 2), *TEMPERATURES, "температура", notes)
-    top_k = clamp(int(top_k), 0, tokenizer.vocab_size, "top-k", notes)
+    temperature = real(temperature, "температура", notes, DEFAULT_TEMPERATURE)
+    if temperature != temperature:                                       # nan: ни ближе к 0.1, ни к 2
+        notes.append(f"Температура nan — не число; показываю {DEFAULT_TEMPERATURE}.")
+        temperature = DEFAULT_TEMPERATURE
+    if abs(temperature) != float("inf"):
+        temperature = rounded(temperature, 2, "температура", notes)
+    temperature = clamp(temperature, *TEMPERATURES, "температура", notes)
+    top_k = clamp(whole(top_k, "top-k", notes, 0), 0, tokenizer.vocab_size, "top-k", notes)
     seed = check_seed(seed, notes)
     logits, text = _sample(model, weights_fingerprint(model), tokenizer, prompt, temperature, top_k, seed)
     order = np.argsort(-logits, kind="stable")[:SHOWN]                      # самые вероятные — при любых τ и k
@@ -141,7 +148,7 @@ class SamplingPainter(Painter):
                 f"{html.escape(view.text)}</pre>")
 
 
-def sampling_explorer(model, tokenizer, prompt="Внимание", temperature=0.8, top_k=0):
+def sampling_explorer(model, tokenizer, prompt="Внимание", temperature=DEFAULT_TEMPERATURE, top_k=0):
     """Промпт, температура, top-k и зерно -> текст модели до конца её окна.
 
     Кадр — это десятки проходов модели (генерация, не рисование), поэтому ползунки обновляют его, когда ручку отпустили.
@@ -175,8 +182,8 @@ def gpt_heads_view(model, tokenizer, phrase, layer=0, head=0):
         notes.append(f"Модель видит не больше {model.max_len} символов, а во фразе {len(phrase)} — показываю "
                      f"последние {model.max_len}.")
         phrase = phrase[-model.max_len:]
-    layer = clamp(int(layer), 0, model.num_layers - 1, "слой", notes)
-    head = clamp(int(head), 0, model.num_heads - 1, "голова", notes)
+    layer = clamp(whole(layer, "слой", notes, 0), 0, model.num_layers - 1, "слой", notes)
+    head = clamp(whole(head, "голова", notes, 0), 0, model.num_heads - 1, "голова", notes)
     weights = _phrase_weights(model, weights_fingerprint(model), tokenizer, phrase)[layer, head]   # (T, T)
     t = np.arange(1, len(phrase))
     previous = float(weights[t, t - 1].mean()) if len(phrase) > 1 else 0.0
@@ -234,7 +241,7 @@ def samples_view(run, step):
     if not len(steps):
         raise ValueError("в прогоне нет снимков: train_gpt(..., snapshot_steps=range(0, steps + 1, 100))")
     notes = []
-    step = clamp(int(step), 0, int(steps[-1]), "шаг", notes)
+    step = clamp(whole(step, "шаг", notes, int(steps[-1])), 0, int(steps[-1]), "шаг", notes)
     index = int(np.searchsorted(steps, step, side="right")) - 1           # последний снимок не позже step
     if index < 0:                                                         # раньше первого снимка — первый
         index = 0
