@@ -2,7 +2,7 @@
 
 Таблица ROWS — пробы всей поверхности урока 10: nt.GPT (forward, step, generate), nn.sampling,
 CharTokenizer, load_text, train_gpt, save_gpt/load_gpt, оценки props/gpt_reading.py и Tensor API, которым
-они пользуются. `issue=True` — пример из текста задачи 27 (часть 3); остальные найдены пробой каждой точки.
+они пользуются. `issue=True` — пример из текста задачи 27 (часть 3) или 36 (часть 5); остальные найдены пробой каждой точки.
 Отказ «не поместится» или «это часы» приходит до работы: каждая строка идёт под будильником (HANG_SECONDS) —
 зависшая проба падает с сообщением, а не съедает прогон.
 Ниже таблицы — поведение, которое отказом не проверить: свой текст учится, чекпойнт кладётся по именам,
@@ -58,6 +58,10 @@ def ids(N=1, T=3):
 
 
 def quiet(*args):
+    pass
+
+
+def two_arguments(step, steps):
     pass
 
 
@@ -236,6 +240,12 @@ ROWS = [
     Row("train_gpt(causal='no')", lambda: train(causal="no"), TypeError, "True или False", "'no'"),
     Row("train_gpt(dtype=int)", lambda: train(dtype=np.int64), TypeError, "дробный тип", "int64"),
     Row("train_gpt(progress=5)", lambda: train(progress=5), TypeError, r"progress\(step, steps, loss\)", "5 \\(int\\)"),
+    Row("train_gpt(progress=lambda step: …)", lambda: train(progress=lambda step: None), TypeError,
+        r"progress\(step, steps, loss\)", r"<lambda>\(step\): её позовут как progress\(0, 4, nan\)", True),
+    Row("train_gpt(progress=def p(step, steps))", lambda: train(progress=two_arguments), TypeError,
+        r"progress\(step, steps, loss\)", r"two_arguments\(step, steps\)"),
+    Row("train_gpt(progress с лишним обязательным)", lambda: train(progress=lambda step, steps, loss, bar: None), TypeError,
+        r"progress\(step, steps, loss\)", r"\(step, steps, loss, bar\)"),
     Row("train_gpt(num_heads=3)", lambda: train(num_heads=3), ValueError, "не делится на num_heads=3", "d_model=16"),
     Row("train_gpt(d_model='16')", lambda: train(d_model="16"), TypeError, "d_model — целое число", "'16'"),
     Row("train_gpt(text=None)", lambda: train(text=None), TypeError, "текст строкой", "NoneType"),
@@ -256,6 +266,12 @@ ROWS = [
     Row("load_gpt('my_model') без файла", lambda tmp_path: load_gpt(tmp_path / "my_model"), ValueError, "save_gpt",
         "файла «.*my_model» нет", True),
     Row("load_gpt(None)", lambda: load_gpt(None), TypeError, "путь к файлу", "NoneType"),
+    Row("load_gpt(path, tokenizer='абв')", lambda tmp_path: load_gpt(tiny_checkpoint(tmp_path)[0], tokenizer="абв"), TypeError,
+        r"tokenizer — CharTokenizer .* или None", r"'абв' \(str\)", True),
+    Row("load_gpt(path, tokenizer=['а', 'б'])", lambda tmp_path: load_gpt(tiny_checkpoint(tmp_path)[0], tokenizer=["а", "б"]),
+        TypeError, "CharTokenizer", r"\['а', 'б'\] \(list\)"),
+    Row("load_gpt(path, tokenizer=model)", lambda tmp_path: load_gpt(*tiny_checkpoint(tmp_path)[:2]), TypeError,
+        r"model, tokenizer = load_gpt\(путь\)", r"\(GPT\)"),
     Row("save_gpt(в папку)", lambda tmp_path: save_gpt(tmp_path, *tiny_checkpoint(tmp_path)[1:]), ValueError,
         "путь к файлу", "папка"),
     Row("save_gpt(в несуществующую папку)", lambda tmp_path: save_gpt(tmp_path / "нет" / "m.npz", *tiny_checkpoint(tmp_path)[1:]),
@@ -523,6 +539,21 @@ def test_one_blas_thread_limits_blas_inside_and_restores_after():
     after = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
     assert inside and set(inside) == {1}, inside
     assert after == before
+
+
+@pytest.mark.parametrize("progress", [quiet, lambda step, steps, loss, extra=None: None, lambda step, *rest: None,
+                                      gpt_training.TrainingProgress(delay=60), print],
+                         ids=["*args", "лишний с умолчанием", "step, *rest", "TrainingProgress()", "print"])
+def test_progress_of_a_fitting_signature_is_accepted(progress, capsys):
+    """Проверка подписи не отвергает годное: умолчания, *args, вызываемый объект, встроенная функция."""
+    run = train(progress=progress, steps=2)
+    assert run.losses.shape == (2,)
+
+
+def test_load_gpt_with_its_own_tokenizer_still_loads(tmp_path):
+    path, model, tokenizer = tiny_checkpoint(tmp_path)
+    loaded, same = load_gpt(path, tokenizer=tokenizer)
+    assert same.vocab == tokenizer.vocab and np.array_equal(loaded.unembed.weight.data, model.unembed.weight.data)
 
 
 def test_the_run_key_is_built_from_named_arguments():
