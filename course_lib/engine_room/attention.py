@@ -33,9 +33,8 @@ def fused_attention(q, k, v, mask, scale):
     for name, t, shape in (("q", q, "(…, T_q, d_k)"), ("k", k, "(…, T_k, d_k)"), ("v", v, "(…, T_k, d_v)")):
         check_tensor(t, name, "fused_attention", shape, "nt.scaled_dot_product_attention(q, k, v, mask)",
                      axes=2)
-    check_qkv(q, k, v, finite=False)                         # формы; числа книга уже проверила, nan поймает check_peak
+    batch = check_qkv(q, k, v, numbers=False)                # формы; числа книга уже проверила, nan поймает check_peak
     scale = check_real(scale, "scale", "fused_attention", positive=True, meaning=" (множитель оценок, обычно 1/√d_k)")
-    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     if mask is not None:
         mask = check_mask(mask, batch + (q.shape[-2], k.shape[-2]))
     dtype = np.result_type(q.dtype, k.dtype, v.dtype)

@@ -31,9 +31,9 @@ class LayerNorm(Module):
                 f"LayerNorm(d_model={self.d_model}): последняя ось входа должна быть {self.d_model}, "
                 f"а пришла форма {x.shape}"
             )
-        check_eps(self.eps, "LayerNorm")                             # eps могли поменять после создания слоя
         if fast_enabled():                                           # машинное отделение: то же одной операцией
-            return fast_layer_norm(x, self.weight, self.bias, self.eps)   # (engine_room/layer_norm.py)
+            return fast_layer_norm(x, self.weight, self.bias, self.eps)   # (engine_room/layer_norm.py; проверит и eps)
+        check_eps(self.eps, "LayerNorm")                             # eps могли поменять после создания слоя
         # Считаем во float64 и возвращаемся в тип входа: у float32 около 1e4 шаг сетки ~1e-3, и среднее,
         # округлённое до float32, сдвигает токен с разбросом 1e-3 на ту же величину — ошибка в десятки процентов.
         x64 = x.astype(np.float64)                                   # (..., D)
