@@ -98,6 +98,11 @@ def fast_decorator_without_parentheses():
         pass
 
 
+def with_no_grad_without_parentheses():
+    with nt.no_grad:
+        pass
+
+
 def norm_with_eps(eps):
     norm = nt.LayerNorm(4)
     norm.eps = eps                                          # поменяли после создания: слой проверяет и в forward
@@ -292,6 +297,10 @@ ROWS = [
     Row("nt.fast('yes')", lambda: nt.fast("yes").__enter__(), TypeError, "True или False", "'yes'"),
     Row("with nt.fast: без скобок", with_fast_without_parentheses, TypeError, r"пишите with nt\.fast\(\):", "без скобок", True),
     Row("@nt.fast без скобок", fast_decorator_without_parentheses, TypeError, r"@nt\.fast\(\) над def", "без скобок над step"),
+    Row("with nt.no_grad: без скобок", with_no_grad_without_parentheses, TypeError, r"пишите with nt\.no_grad\(\):",
+        "без скобок"),
+    Row("nt.no_grad(5)", lambda: nt.no_grad(5), TypeError, "без аргументов", r"nt\.no_grad\(5\)"),
+    Row("@nt.no_grad без скобок", lambda: nt.no_grad(print), TypeError, r"@nt\.no_grad\(\) над def", "без скобок над print"),
     # ---- машинное отделение напрямую: engine_room.fused_attention, fast_linear, fast_gelu, fast_layer_norm ---------
     Row("fused_attention(ndarray, …)", lambda: attend(q=np.ones((2, 3, 4))), TypeError, r"q — Tensor формы \(…, T_q, d_k\)",
         "пришёл ndarray", True),
@@ -377,9 +386,9 @@ def test_wrong_advice_is_gone():
 def test_the_table_covers_every_public_name():
     """Каждое имя из nt.__all__, nn.__all__ и оптимизаторы встречаются в таблице хотя бы раз."""
     names = " ".join(row.name for row in ROWS)
-    public = set(nt.__all__) - {"functional", "nn", "optim", "doctor", "no_grad"} | {"Adam", "SGD", "KVCache"}
+    public = set(nt.__all__) - {"functional", "nn", "optim", "doctor"} | {"Adam", "SGD", "KVCache"}
     aliases = {"scaled_dot_product_attention": "attention", "tensor": "tensor", "Module": "Module.to",
-               "LayerNorm": "LayerNorm", "Tensor": "Tensor", "fast": "nt.fast", "GPT": "GPT"}
+               "LayerNorm": "LayerNorm", "Tensor": "Tensor", "fast": "nt.fast", "GPT": "GPT", "no_grad": "nt.no_grad"}
     missing = [name for name in public if aliases.get(name, name) not in names]
     assert not missing, f"нет строк для {missing}"
 

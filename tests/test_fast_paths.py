@@ -26,7 +26,8 @@ import pytest
 
 import course_lib as nt
 from course_lib.engine_room import attention as attention_module
-from course_lib.engine_room import UnusedFastWarning, enabled
+from course_lib.autograd.switch import UnusedSwitchWarning
+from course_lib.engine_room import enabled
 from course_lib.engine_room.attention import fused_attention
 import referee
 from gradcheck import assert_grads_match, upstream_weights
@@ -339,12 +340,12 @@ def test_fast_decorates_a_function_and_restores_after_each_call_and_error():
 
 
 def test_fast_called_without_with_warns_in_russian_pointing_at_the_call():
-    with pytest.warns(UnusedFastWarning, match="вызван без with и ничего не включил") as caught:
+    with pytest.warns(UnusedSwitchWarning, match="вызван без with и ничего не изменил") as caught:
         nt.fast(); line = inspect.currentframe().f_lineno            # noqa: E702 — строка вызова и есть ответ
         gc.collect()
     assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)], "предупреждение указывает не на вызов"
     assert "with nt.fast():" in str(caught[0].message)
-    with pytest.warns(UnusedFastWarning) as twice:
+    with pytest.warns(UnusedSwitchWarning) as twice:
         for _ in range(2):
             nt.fast(False)                                       # та же строка дважды — и сказано дважды
     assert len(twice) == 2 and "with nt.fast(False):" in str(twice[0].message)
@@ -370,7 +371,7 @@ def test_correct_use_of_fast_never_warns():
         gpt = nt.GPT(10, 8, 8, 2, 1)
         gpt.generate(np.zeros((1, 2), np.int64), 3, rng=np.random.default_rng(0))
         gc.collect()
-    assert not [w for w in caught if issubclass(w.category, UnusedFastWarning)], [str(w.message) for w in caught]
+    assert not [w for w in caught if issubclass(w.category, UnusedSwitchWarning)], [str(w.message) for w in caught]
 
 
 def test_the_switch_and_a_block_say_what_they_are():

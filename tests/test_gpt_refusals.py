@@ -34,6 +34,7 @@ from course_lib.props.gpt_training import evaluate, fixed_windows, forget_runs, 
 from course_lib.props.text_file import load_text
 from course_lib.props.tokenizer import CharTokenizer
 from course_lib.russian import number, plural
+from course_lib.widgets.gpt import gpt_heads_explorer, gpt_heads_view, samples_explorer, sampling_explorer, sampling_view
 
 CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 ENGLISH = ("allow_pickle", "unsafe", "could not", "Unable to allocate", "out of bounds", "object is not", "has no attribute",
@@ -51,6 +52,10 @@ LESSON = dict(T=64, d_model=64, num_heads=4, num_layers=2, batch=16)   # раз�
 def gpt(**kwargs):
     nt.manual_seed(0)
     return nt.GPT(**{"vocab_size": 10, "max_len": 8, "d_model": 8, "num_heads": 2, "num_layers": 1, **kwargs})
+
+
+def tiny_tokenizer():
+    return CharTokenizer.from_text(TEXT)                             # V = 19 символов
 
 
 def ids(N=1, T=3):
@@ -279,6 +284,30 @@ ROWS = [
     Row("Module.load_state_dict(None)", lambda: gpt().load_state_dict(None), TypeError, r"model\.state_dict\(\)", "NoneType"),
     Row("Module.load_state_dict(целые)", lambda: gpt().load_state_dict({**gpt().state_dict(), "unembed.bias": np.zeros(10, int)}),
         TypeError, "unembed.bias — дробные числа", "int64"),
+    # ---- виджеты урока 10 (задача 36, часть 5): модель, словарь, прогон и начальные значения ----------------------
+    Row("samples_explorer(None)", lambda: samples_explorer(None), TypeError, r"итог train_gpt\(", "NoneType"),
+    Row("sampling_explorer(None, tokenizer)", lambda: sampling_explorer(None, tiny_tokenizer()), TypeError,
+        r"model — GPT", "NoneType"),
+    Row("sampling_explorer(model, 'абв')", lambda: sampling_explorer(gpt(vocab_size=V), "абв"), TypeError,
+        "tokenizer — CharTokenizer", r"'абв' \(str\)"),
+    Row("sampling_explorer(словарь от другой модели)", lambda: sampling_explorer(gpt(), tiny_tokenizer()), ValueError,
+        "из одного прогона", "модель знает 10"),
+    Row("sampling_explorer(temperature=5)", lambda: sampling_explorer(gpt(vocab_size=V), tiny_tokenizer(), temperature=5.0),
+        ValueError, "от 0.1 до 2.0", "5.0"),
+    Row("sampling_explorer(top_k=2.5)", lambda: sampling_explorer(gpt(vocab_size=V), tiny_tokenizer(), top_k=2.5),
+        TypeError, r"top_k — целое число от 0 до 19", "2.5"),
+    Row("sampling_explorer(prompt=None)", lambda: sampling_explorer(gpt(vocab_size=V), tiny_tokenizer(), prompt=None),
+        TypeError, "prompt — строка", "None"),
+    Row("sampling_view(model, None)", lambda: sampling_view(gpt(vocab_size=V), None), TypeError, "CharTokenizer", "None"),
+    Row("gpt_heads_explorer(phrases='кот')", lambda: gpt_heads_explorer(gpt(vocab_size=V), tiny_tokenizer(), "кот"),
+        TypeError, "список фраз", r"'кот' \(str\)"),
+    Row("gpt_heads_explorer(phrases=[])", lambda: gpt_heads_explorer(gpt(vocab_size=V), tiny_tokenizer(), []),
+        ValueError, "хотя бы одна фраза", "пустой список"),
+    Row("gpt_heads_explorer(phrases=[None])", lambda: gpt_heads_explorer(gpt(vocab_size=V), tiny_tokenizer(), [None]),
+        TypeError, "phrases — строка", "None"),
+    Row("gpt_heads_view(None, …)", lambda: gpt_heads_view(None, tiny_tokenizer(), "кот"), TypeError, "model — GPT", "NoneType"),
+    Row("with nt.no_grad: без скобок", lambda: exec("with nt.no_grad:\n    pass", {"nt": nt}), TypeError,
+        r"пишите with nt\.no_grad\(\):", "без скобок"),
     # ---- токенизатор, текст, оценки урока 10 ------------------------------------------------------------------
     Row("CharTokenizer(None)", lambda: CharTokenizer(None), TypeError, "список символов", "NoneType"),
     Row("decode(None)", lambda: CharTokenizer.from_text("аб").decode(None), TypeError, "массив NumPy", "None"),

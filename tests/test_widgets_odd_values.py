@@ -4,13 +4,13 @@ True, огромное. Вид не бросает исключение (ни а
 
 import functools
 import re
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import course_lib as nt
 from course_lib import widgets as W
+from course_lib.props.gpt_training import GPTRun, Snapshot
 from course_lib.props.tokenizer import CharTokenizer
 from course_lib.props.training import History
 from course_lib.widgets.gpt import gpt_heads_view, samples_view, sampling_view
@@ -34,8 +34,8 @@ def tiny_history():
 
 def tiny_run():
     """Прогон train_gpt со снимками после шагов 0, 2, 4 — только то, что читает samples_view."""
-    snapshots = [SimpleNamespace(step=s, sample=f"после {s}", val_loss=3.0 - s / 4) for s in (0, 2, 4)]
-    return SimpleNamespace(snapshots=snapshots, val_steps=[0, 2, 4], val_losses=[3.0, 2.5, 2.0])
+    snapshots = [Snapshot(s, 3.0 - s / 4, f"после {s}", ()) for s in (0, 2, 4)]
+    return GPTRun(*tiny_gpt(), np.ones(4), np.array([0, 2, 4]), np.array([3.0, 2.5, 2.0]), snapshots, 0.0)
 
 
 # целые ползунки: (имя, вид от значения)

@@ -22,12 +22,10 @@
 """
 
 import contextlib
-import functools
-import sys
 import threading
-import warnings
 
 from course_lib._checks import check_bool
+from course_lib.autograd.switch import Block, Switch
 
 from course_lib.engine_room.attention import fused_attention
 from course_lib.engine_room.gelu import fast_gelu
@@ -39,51 +37,15 @@ from course_lib.blas import one_blas_thread
 _state = threading.local()        # у каждого потока свой выключатель и свой стек открытых блоков
 
 
-class FastSwitch:
-    """Выключатель `nt.fast`: `with nt.fast():` — быстрый путь внутри блока, `with nt.fast(False):` — по книге.
+class FastBlock(Block):
+    """Блок `with nt.fast(on):` — его даёт вызов nt.fast(on); войти в него можно снова и вложенно."""
 
-    Внутри блока внимание, Linear, GELU и LayerNorm идут быстрым путём; результат тот же (до округления).
-    Блоки вкладываются: на выходе из блока (и при ошибке внутри него) возвращается прежнее
-    состояние. Выключатель действует только в том потоке, который вошёл в блок: другой поток (например,
-    фоновый поток виджета) считает по книге, пока сам не войдёт в свой `with nt.fast():`.
-    Первый вход ещё и просит glibc держать освобождённую память (memory.py) — это на весь процесс.
-    BLAS внутри блока считает в один поток (course_lib/blas.py): мелкие умножения в два потока только ждут.
-    `@nt.fast()` над функцией — вся функция в таком блоке.
+    def __init__(self, on=True):
+        super().__init__()
+        self.on = check_bool(on, "on", "nt.fast", meaning=" (включить ли быстрый путь)")
+        self.call = "nt.fast()" if self.on else "nt.fast(False)"
 
-    Сам `nt.fast` без скобок — не блок: `with nt.fast:` отвечает ошибкой, что писать.
-    """
-
-    def __call__(self, on=True):
-        if callable(on):
-            raise TypeError(f"nt.fast: декоратор пишут со скобками — @nt.fast() над def, а пришло @nt.fast без скобок "
-                            f"над {getattr(on, '__name__', type(on).__name__)}")
-        on = check_bool(on, "on", "nt.fast", meaning=" (включить ли быстрый путь)")
-        caller = sys._getframe(1)                             # где вызвали: туда укажет предупреждение «без with»
-        return FastBlock(on, caller.f_code.co_filename, caller.f_lineno)
-
-    def __enter__(self):
-        raise TypeError("with nt.fast: — без скобок это сам выключатель, а не блок: пишите with nt.fast(): "
-                        "(или with nt.fast(False): — участок по книге)")
-
-    def __exit__(self, *error):
-        return False
-
-    def __repr__(self):
-        return "nt.fast — выключатель быстрого пути: with nt.fast(): …"
-
-
-class UnusedFastWarning(UserWarning):
-    """nt.fast() вызвали, а в with (или над функцией) так и не поставили: быстрый путь не включался."""
-
-
-class FastBlock:
-    """Блок `with nt.fast(on):` — его даёт вызов nt.fast(on). Один и тот же блок можно войти снова (и вложенно)."""
-
-    def __init__(self, on, filename, lineno):
-        self.on, self._where, self._used = on, (filename, lineno), False
-
-    def __enter__(self):
-        self._used = True
+    def _enter(self):
         stack = _state.__dict__.setdefault("stack", [])      # (прежнее состояние, контекст BLAS) каждого открытого блока
         blas = one_blas_thread() if self.on else contextlib.nullcontext()
         if self.on:
@@ -92,35 +54,26 @@ class FastBlock:
         stack.append((enabled(), blas))
         _state.on = self.on
 
-    def __exit__(self, *error):
+    def _exit(self, *error):
         previous, blas = _state.stack.pop()
         _state.on = previous
         blas.__exit__(*error)
-        return False
 
-    def __call__(self, fn):
-        """@nt.fast() над функцией: каждый её вызов — внутри этого блока."""
-        self._used = True
 
-        @functools.wraps(fn)
-        def inside_fast(*args, **kwargs):
-            with self:
-                return fn(*args, **kwargs)
+class FastSwitch(Switch):
+    """Выключатель `nt.fast`: `with nt.fast():` — быстрый путь внутри блока, `with nt.fast(False):` — по книге.
 
-        return inside_fast
+    Внутри блока внимание, Linear, GELU и LayerNorm идут быстрым путём; результат тот же (до округления).
+    Блоки вкладываются: на выходе из блока (и при ошибке внутри него) возвращается прежнее
+    состояние. Выключатель действует только в том потоке, который вошёл в блок: другой поток (например,
+    фоновый поток виджета) считает по книге, пока сам не войдёт в свой `with nt.fast():`.
+    Первый вход ещё и просит glibc держать освобождённую память (memory.py) — это на весь процесс.
+    BLAS внутри блока считает в один поток (course_lib/blas.py): мелкие умножения в два потока только ждут.
+    `@nt.fast()` над функцией — вся функция в таком блоке. Сам `nt.fast` без скобок — не блок
+    (`with nt.fast:` отвечает ошибкой, что писать), а nt.fast() без with предупреждает (autograd/switch.py).
+    """
 
-    def __repr__(self):
-        state = "быстрый путь" if self.on else "по книге"
-        return (f"nt.fast({self.on}) — блок «{state}»: сам по себе он ничего не включает, только в with — "
-                f"пишите with nt.fast({'' if self.on else 'False'}): и под ним — то, что считать")
-
-    def __del__(self):
-        if not getattr(self, "_used", True):
-            filename, lineno = self._where
-            warnings.warn_explicit(
-                f"nt.fast({'' if self.on else 'False'}) вызван без with и ничего не включил: выключатель действует "
-                f"только как блок — with nt.fast{'()' if self.on else '(False)'}: и под ним, с отступом, то, что считать",
-                UnusedFastWarning, filename, lineno, registry=None)   # registry=None: говорить каждый раз, а не раз на строку
+    name, block = "nt.fast", FastBlock
 
 
 fast = FastSwitch()
