@@ -376,6 +376,7 @@ def test_correct_use_of_fast_never_warns():
 
 def test_the_switch_and_a_block_say_what_they_are():
     assert "with nt.fast():" in repr(nt.fast)
+    assert str(inspect.signature(nt.fast)) == "(on=True)", "подсказка Jupyter (Shift+Tab) — аргументы блока"
     block = nt.fast()
     assert "ничего не включает" in repr(block) and "with nt.fast():" in repr(block)
     with block:

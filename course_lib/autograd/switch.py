@@ -9,6 +9,7 @@
 """
 
 import functools
+import inspect
 import sys
 import warnings
 
@@ -20,11 +21,16 @@ class UnusedSwitchWarning(UserWarning):
 class Switch:
     """Выключатель: вызов — блок `block` для with; `with выключатель:` без скобок — ошибка по-русски.
 
-    Подкласс задаёт `name` («nt.fast») и `block` — класс блока (наследник Block), его __init__ проверяет аргументы.
+    Подкласс задаёт `name` («nt.fast») и `block` — класс блока (наследник Block), его __init__ проверяет аргументы;
+    подсказка Jupyter (Shift+Tab) показывает аргументы этого __init__.
     """
 
     name = "выключатель"
     block = None
+
+    @property
+    def __signature__(self):
+        return inspect.signature(self.block)
 
     def __call__(self, *args, **kwargs):
         if len(args) == 1 and not kwargs and callable(args[0]):

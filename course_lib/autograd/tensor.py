@@ -6,6 +6,7 @@
 как этим пользоваться, урок 07 — как на этом учится модель.
 """
 
+import inspect
 import numbers
 
 import numpy as np
@@ -52,6 +53,7 @@ class NoGrad(Switch):
     """
 
     name, block = "nt.no_grad", NoGradBlock
+    __signature__ = inspect.Signature()                  # без аргументов (NoGradBlock ловит лишние сам, по-русски)
 
 
 no_grad = NoGrad()
