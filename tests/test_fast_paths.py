@@ -434,3 +434,18 @@ def test_the_first_fast_block_keeps_freed_memory_for_the_next_arrays():
     plain, kept = map(int, out.split())
     assert plain > 50 * 256 // 2, f"без настройки страниц должно быть много (каждый массив — 256 новых), а их {plain}"
     assert kept < plain / 4, f"после nt.fast() страниц почти столько же: {kept} против {plain}"
+
+
+def test_a_generator_leaving_its_block_while_another_is_open_restores_its_own_state():
+    """Генератор с with внутри выходит из блока, пока снаружи открыт другой: каждый возвращает своё."""
+    def inside_fast():
+        with nt.fast():
+            yield enabled()
+        yield enabled()
+
+    steps = inside_fast()
+    assert next(steps) is True
+    with nt.fast(False):
+        assert next(steps) is False, "генератор вышел из своего блока и вернул своё прежнее состояние (выкл.)"
+        assert not enabled()
+    assert not enabled()

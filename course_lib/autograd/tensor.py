@@ -17,12 +17,12 @@ from course_lib.autograd.graph import check_graph, spent, topological_order, unb
 from course_lib.autograd.reductions import Reductions
 from course_lib.autograd.shape_ops import ShapeOps
 from course_lib.autograd.softmax import SoftmaxOps
-from course_lib.autograd.switch import Block, Switch
+from course_lib.autograd.switch import Block, Switch, pop_entry
 
 _grad_enabled = True
 
 
-_grad_stack = []                          # состояние до входа в каждый открытый блок no_grad()
+_grad_stack = []                          # (блок,) каждого открытого входа в no_grad(): пока он не пуст, графа нет
 
 
 class NoGradBlock(Block):
@@ -38,12 +38,13 @@ class NoGradBlock(Block):
 
     def _enter(self):
         global _grad_enabled
-        _grad_stack.append(_grad_enabled)
+        _grad_stack.append((self,))
         _grad_enabled = False
 
     def _exit(self, *error):
         global _grad_enabled
-        _grad_enabled = _grad_stack.pop()
+        pop_entry(_grad_stack, self)
+        _grad_enabled = not _grad_stack
 
 
 class NoGrad(Switch):

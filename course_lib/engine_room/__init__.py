@@ -25,7 +25,7 @@ import contextlib
 import threading
 
 from course_lib._checks import check_bool
-from course_lib.autograd.switch import Block, Switch
+from course_lib.autograd.switch import Block, Switch, pop_entry
 
 from course_lib.engine_room.attention import fused_attention
 from course_lib.engine_room.gelu import fast_gelu
@@ -46,17 +46,17 @@ class FastBlock(Block):
         self.call = "nt.fast()" if self.on else "nt.fast(False)"
 
     def _enter(self):
-        stack = _state.__dict__.setdefault("stack", [])      # (прежнее состояние, контекст BLAS) каждого открытого блока
+        stack = _state.__dict__.setdefault("stack", [])      # (блок, контекст BLAS) каждого открытого входа
         blas = one_blas_thread() if self.on else contextlib.nullcontext()
         if self.on:
             keep_freed_memory()                               # один раз на процесс: см. memory.py
         blas.__enter__()
-        stack.append((enabled(), blas))
+        stack.append((self, blas))
         _state.on = self.on
 
     def _exit(self, *error):
-        previous, blas = _state.stack.pop()
-        _state.on = previous
+        (blas,) = pop_entry(_state.stack, self)
+        _state.on = _state.stack[-1][0].on if _state.stack else False   # решает самый внутренний открытый блок
         blas.__exit__(*error)
 
 

@@ -97,10 +97,9 @@ def sampling_view(model, tokenizer, prompt="Внимание", temperature=DEFAU
         prompt = prompt[-room:]
     temperature = real(temperature, "температура", notes, DEFAULT_TEMPERATURE)
     if temperature != temperature:                                       # nan: ни ближе к 0.1, ни к 2
-        notes.append(f"Температура nan — не число; показываю {DEFAULT_TEMPERATURE}.")
+        notes.append(f"Значение «температура» — число, а пришло nan — показываю {DEFAULT_TEMPERATURE}.")
         temperature = DEFAULT_TEMPERATURE
-    if abs(temperature) != float("inf"):
-        temperature = rounded(temperature, 2, "температура", notes)
+    temperature = rounded(temperature, 2, "температура", notes)          # ±inf остаётся ±inf: его сдвинет clamp
     temperature = clamp(temperature, *TEMPERATURES, "температура", notes)
     top_k = clamp(whole(top_k, "top-k", notes, 0), 0, tokenizer.vocab_size, "top-k", notes)
     seed = check_seed(seed, notes)
