@@ -105,7 +105,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, scale=None, causal=False):
 def _attention_inputs(q, k, v, mask, scale, causal):
     """Проверенные входы внимания: q, k, v — Tensor, маска вместе с причинной (или None), scale."""
     q, k, v = (as_tensor(t, name=name, where="scaled_dot_product_attention") for t, name in zip((q, k, v), "qkv"))
-    check_qkv(q, k, v)
+    batch = check_qkv(q, k, v)
     if scale is not None:
         scale = check_real(scale, "scale", "scaled_dot_product_attention", positive=True,
                            meaning=" (множитель оценок; None — 1/√d_k; 0 сделал бы веса ровными, минус — перевернул бы их)")
@@ -114,7 +114,6 @@ def _attention_inputs(q, k, v, mask, scale, causal):
     if T_q == 0 or T_k == 0:
         raise ValueError(f"scaled_dot_product_attention: пустая последовательность (T = 0): q {q.shape}, k {k.shape} — "
                          "нет ни одной оценки, нечего превращать в веса")
-    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     if not fast_enabled():                                  # быстрый путь проверяет свою память сам (engine_room/attention.py)
         cells = int(np.prod(batch)) * T_q * T_k
         check_memory(2 * cells * np.result_type(q.dtype, k.dtype).itemsize,

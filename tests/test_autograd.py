@@ -1,9 +1,13 @@
 """Градиенты каждой операции Tensor и каждого слоя против конечных разностей (float64)."""
 
+import gc
+import inspect
+
 import numpy as np
 import pytest
 
 import course_lib as nt
+from course_lib.autograd.switch import UnusedSwitchWarning
 from course_lib.autograd.tensor import Tensor
 from gradcheck import assert_grads_match, set_param
 from strategies import rng
@@ -467,6 +471,41 @@ def test_no_grad_builds_no_graph_and_restores_itself():
         with nt.no_grad():
             raise RuntimeError("ошибка внутри no_grad")
     assert (x * 2).requires_grad, "после выхода из no_grad() (даже по исключению) граф снова должен строиться"
+
+
+def test_one_no_grad_block_can_be_entered_again_inside_itself_and_decorate():
+    """Как torch.no_grad(): тот же блок — дважды подряд и вложенно, и над функцией (задача 36, часть 5)."""
+    x = nt.tensor([1.0, 2.0], requires_grad=True)
+    block = nt.no_grad()
+    with block:
+        with block:
+            assert not (x * 2).requires_grad
+        assert not (x * 2).requires_grad, "выход из внутреннего входа того же блока включил граф раньше времени"
+    assert (x * 2).requires_grad
+    with block:
+        assert not (x * 2).requires_grad, "второй вход в тот же блок снова выключает граф"
+
+    @nt.no_grad()
+    def double(t):
+        return t * 2
+
+    assert not double(x).requires_grad and (x * 2).requires_grad
+
+
+def test_no_grad_called_without_with_warns_in_russian_pointing_at_the_call():
+    with pytest.warns(UnusedSwitchWarning, match=r"nt\.no_grad\(\) вызван без with") as caught:
+        nt.no_grad(); line = inspect.currentframe().f_lineno            # noqa: E702 — строка вызова и есть ответ
+        gc.collect()
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+    assert "ничего не включает" in repr(block_entered()) and "with nt.no_grad():" in repr(nt.no_grad)
+
+
+def block_entered():
+    """Блок, который вошёл в with: его repr — без предупреждения при сборке мусора."""
+    block = nt.no_grad()
+    with block:
+        pass
+    return block
 
 
 # ---- типы: float32 остаётся float32 ------------------------------------------------------

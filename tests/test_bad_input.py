@@ -1,9 +1,9 @@
 """Плохой вход в каждую публичную точку входа: ошибка по-русски — что ожидалось и что пришло.
 
 Одна таблица на всю библиотеку: `Tensor` и его операторы, functional, слои nn, KVCache, оптимизаторы,
-efficient, measure, nt.fast. Строка таблицы — вызов с плохим входом, тип ошибки и два куска сообщения:
+efficient, measure, nt.fast и публичные функции машинного отделения (engine_room: их можно позвать и напрямую). Строка таблицы — вызов с плохим входом, тип ошибки и два куска сообщения:
 что ожидалось и что пришло. Каждая строка идёт по книге и в машинном отделении (`path`), ответ один.
-`issue=True` — пример из задачи 20; остальные найдены пробой каждой точки входа (None, строка, bool,
+`issue=True` — пример из задачи 20 (или из задачи 36, часть 5: выключатель и машинное отделение); остальные найдены пробой каждой точки входа (None, строка, bool,
 отрицательный и нулевой размер, не тот dtype, не та форма, nan и inf).
 """
 
@@ -15,6 +15,7 @@ from refusal_rows import Row
 
 import course_lib as nt
 from course_lib import measure, optim
+from course_lib.engine_room import fast_gelu, fast_layer_norm, fast_linear, fused_attention
 from course_lib.efficient import block_attention, online_softmax_step
 from course_lib.functional import allowed_cells, entropy, local_mask
 from course_lib.nn import KVCache
@@ -68,6 +69,44 @@ def two_heads():
 
 def qkv():
     return np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 4))
+
+
+def ft(*shape, dtype=np.float64):
+    """Tensor из единиц: вход машинного отделения."""
+    return nt.tensor(np.ones(shape, dtype=dtype))
+
+
+def attend(q=None, k=None, v=None, mask=None, scale=0.5):
+    """fused_attention на (2, 3, 4) с подменой одного входа."""
+    return fused_attention(ft(2, 3, 4) if q is None else q, ft(2, 3, 4) if k is None else k,
+                           ft(2, 3, 4) if v is None else v, mask, scale)
+
+
+def norm_fast(x=None, weight=None, bias=None, eps=1e-5):
+    return fast_layer_norm(ft(2, 4) if x is None else x, ft(4) if weight is None else weight,
+                           ft(4) if bias is None else bias, eps)
+
+
+def with_fast_without_parentheses():
+    with nt.fast:
+        pass
+
+
+def fast_decorator_without_parentheses():
+    @nt.fast
+    def step():
+        pass
+
+
+def with_no_grad_without_parentheses():
+    with nt.no_grad:
+        pass
+
+
+def norm_with_eps(eps):
+    norm = nt.LayerNorm(4)
+    norm.eps = eps                                          # поменяли после создания: слой проверяет и в forward
+    return norm(np.ones((2, 4)))
 
 
 def with_scale(scale):
@@ -256,6 +295,44 @@ ROWS = [
     Row("measure.slope(nan)", lambda: measure.slope([1, 2, np.nan], [1, 2, 3]), ValueError, "конечные числа", "nan"),
     Row("measure.slope('ab', 'cd')", lambda: measure.slope("ab", "cd"), TypeError, "число, массив", "'ab'"),
     Row("nt.fast('yes')", lambda: nt.fast("yes").__enter__(), TypeError, "True или False", "'yes'"),
+    Row("with nt.fast: без скобок", with_fast_without_parentheses, TypeError, r"пишите with nt\.fast\(\):", "без скобок", True),
+    Row("@nt.fast без скобок", fast_decorator_without_parentheses, TypeError, r"@nt\.fast\(\) над def", "без скобок над step"),
+    Row("with nt.no_grad: без скобок", with_no_grad_without_parentheses, TypeError, r"пишите with nt\.no_grad\(\):",
+        "без скобок"),
+    Row("nt.no_grad(5)", lambda: nt.no_grad(5), TypeError, "без аргументов", r"nt\.no_grad\(5\)"),
+    Row("@nt.no_grad без скобок", lambda: nt.no_grad(print), TypeError, r"@nt\.no_grad\(\) над def", "без скобок над print"),
+    # ---- машинное отделение напрямую: engine_room.fused_attention, fast_linear, fast_gelu, fast_layer_norm ---------
+    Row("fused_attention(ndarray, …)", lambda: attend(q=np.ones((2, 3, 4))), TypeError, r"q — Tensor формы \(…, T_q, d_k\)",
+        "пришёл ndarray", True),
+    Row("fused_attention(список, …)", lambda: attend(k=[[1.0, 2.0]]), TypeError, r"k — Tensor", "пришёл list"),
+    Row("fused_attention(целые)", lambda: attend(v=ft(2, 3, 4, dtype=np.int64)), TypeError, "дробных чисел", "int64"),
+    Row("fused_attention(вектор)", lambda: attend(q=ft(4)), ValueError, "хотя бы 2 оси", r"\(4,\)"),
+    Row("fused_attention(d_k не совпадает)", lambda: attend(k=ft(2, 3, 5)), ValueError, "одна длина d_k", r"T_k, 5\)", True),
+    Row("fused_attention(T_k у k и v разные)", lambda: attend(v=ft(2, 6, 4)), ValueError, "поровну", r"v \(2, 6, 4\)"),
+    Row("fused_attention(батч не согласуется)", lambda: attend(k=ft(3, 3, 4), v=ft(3, 3, 4)), ValueError, "батчевые",
+        r"k \(3, 3, 4\)"),
+    Row("fused_attention(маска не булева)", lambda: attend(mask=np.ones((3, 3))), TypeError, "булевой", "float64"),
+    Row("fused_attention(маска не той формы)", lambda: attend(mask=np.ones((4, 4), bool)), ValueError, "не растягивается",
+        r"\(4, 4\)"),
+    Row("fused_attention(scale=-1)", lambda: attend(scale=-1.0), ValueError, "scale — число > 0", "-1.0"),
+    Row("fused_attention(scale=None)", lambda: attend(scale=None), TypeError, "scale — число > 0", "None"),
+    Row("fast_linear(ndarray, W)", lambda: fast_linear(np.ones((2, 3)), ft(3, 2)), TypeError, r"x — Tensor формы \(…, d_in\)",
+        "ndarray", True),
+    Row("fast_linear(x, ndarray)", lambda: fast_linear(ft(2, 3), np.ones((3, 2))), TypeError, r"weight — Tensor", "ndarray"),
+    Row("fast_linear(d_in не совпадает)", lambda: fast_linear(ft(2, 3), ft(4, 2)), ValueError, "первая ось равна",
+        r"x \(2, 3\) и weight \(4, 2\)", True),
+    Row("fast_linear(W — вектор)", lambda: fast_linear(ft(2, 3), ft(3)), ValueError, "weight матрица", r"weight \(3,\)"),
+    Row("fast_linear(число)", lambda: fast_linear(nt.tensor(2.0), ft(3, 2)), ValueError, "хотя бы 1 оси", r"\(\)"),
+    Row("fast_gelu(ndarray)", lambda: fast_gelu(np.ones(3)), TypeError, r"Tensor.*nt\.gelu\(x\)", "ndarray", True),
+    Row("fast_gelu(список)", lambda: fast_gelu([1.0, 2.0]), TypeError, "Tensor", "list"),
+    Row("fast_gelu(целые)", lambda: fast_gelu(nt.tensor([1, 2])), TypeError, "дробных чисел", "int64"),
+    Row("fast_layer_norm(eps=-1e-5)", lambda: norm_fast(eps=-1e-5), ValueError, "eps — число > 0", "-1e-05", True),
+    Row("fast_layer_norm(eps=nan)", lambda: norm_fast(eps=np.nan), ValueError, "eps — число > 0", "nan"),
+    Row("fast_layer_norm(eps='1e-5')", lambda: norm_fast(eps="1e-5"), TypeError, "eps — число > 0", "'1e-5'"),
+    Row("fast_layer_norm(ndarray)", lambda: norm_fast(x=np.ones((2, 4))), TypeError, r"nt\.nn\.LayerNorm", "ndarray", True),
+    Row("fast_layer_norm(weight не той длины)", lambda: norm_fast(weight=ft(5)), ValueError, r"weight — .*D = 4", r"\(5,\)"),
+    Row("fast_layer_norm(bias — ndarray)", lambda: norm_fast(bias=np.zeros(4)), TypeError, r"bias — Tensor формы \(D,\)", "ndarray"),
+    Row("LayerNorm.eps = -1 после создания", lambda: norm_with_eps(-1.0), ValueError, "eps — число > 0", "-1.0"),
     Row("manual_seed(None)", lambda: nt.manual_seed(None), TypeError, "целое число ≥ 0", "None"),
     # ---- реквизит уроков 07–09 --------------------------------------------------------------
     Row("generate_with_cache(None, …)", lambda: generate_with_cache(None, np.zeros((1, 2), int), 3), TypeError,
@@ -309,9 +386,9 @@ def test_wrong_advice_is_gone():
 def test_the_table_covers_every_public_name():
     """Каждое имя из nt.__all__, nn.__all__ и оптимизаторы встречаются в таблице хотя бы раз."""
     names = " ".join(row.name for row in ROWS)
-    public = set(nt.__all__) - {"functional", "nn", "optim", "doctor", "no_grad"} | {"Adam", "SGD", "KVCache"}
+    public = set(nt.__all__) - {"functional", "nn", "optim", "doctor"} | {"Adam", "SGD", "KVCache"}
     aliases = {"scaled_dot_product_attention": "attention", "tensor": "tensor", "Module": "Module.to",
-               "LayerNorm": "LayerNorm", "Tensor": "Tensor", "fast": "nt.fast", "GPT": "GPT"}
+               "LayerNorm": "LayerNorm", "Tensor": "Tensor", "fast": "nt.fast", "GPT": "GPT", "no_grad": "nt.no_grad"}
     missing = [name for name in public if aliases.get(name, name) not in names]
     assert not missing, f"нет строк для {missing}"
 

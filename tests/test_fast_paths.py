@@ -7,16 +7,26 @@
 (Linear, GELU, TransformerBlock) и для проверок самой слитой операции: конечные разности, тип, полосы.
 """
 
+import contextlib
+import gc
+import inspect
+import os
+import pathlib
 import platform
 import subprocess
 import sys
 import threading
+import warnings
+
+import nbformat
+from nbclient import NotebookClient
 
 import numpy as np
 import pytest
 
 import course_lib as nt
 from course_lib.engine_room import attention as attention_module
+from course_lib.autograd.switch import UnusedSwitchWarning
 from course_lib.engine_room import enabled
 from course_lib.engine_room.attention import fused_attention
 import referee
@@ -280,6 +290,120 @@ def test_switch_belongs_to_the_thread_that_entered_it():
     assert seen == {"before": False, "inside": True}
 
 
+def test_one_block_can_be_entered_again_and_inside_itself():
+    """b = nt.fast(): with b: дважды подряд и вложенно — как torch.no_grad(); раньше второй вход давал английское
+    «generator didn't yield»."""
+    block = nt.fast()
+    with block:
+        assert enabled()
+        with block:
+            assert enabled()
+            with nt.fast(False):
+                assert not enabled()
+            assert enabled()
+        assert enabled(), "выход из внутреннего входа того же блока вернул прежнее, а не выключил"
+    assert not enabled()
+    with block:
+        assert enabled(), "второй вход в тот же блок включает быстрый путь снова"
+    assert not enabled()
+
+
+def test_one_block_in_two_threads_keeps_each_threads_own_state():
+    block, seen = nt.fast(), {}
+
+    def background():
+        with block:
+            seen["inside"] = enabled()
+        seen["after"] = enabled()
+
+    with block:
+        worker = threading.Thread(target=background)
+        worker.start()
+        worker.join()
+        assert enabled(), "выход фонового потока из того же блока не выключил быстрый путь здесь"
+    assert seen == {"inside": True, "after": False} and not enabled()
+
+
+def test_fast_decorates_a_function_and_restores_after_each_call_and_error():
+    @nt.fast()
+    def inside():
+        return enabled()
+
+    @nt.fast()
+    def failing():
+        raise ZeroDivisionError
+
+    assert inside() and inside() and not enabled()
+    with pytest.raises(ZeroDivisionError):
+        failing()
+    assert not enabled() and inside.__name__ == "inside"
+
+
+def test_fast_called_without_with_warns_in_russian_pointing_at_the_call():
+    with pytest.warns(UnusedSwitchWarning, match="вызван без with и ничего не изменил") as caught:
+        nt.fast(); line = inspect.currentframe().f_lineno            # noqa: E702 — строка вызова и есть ответ
+        gc.collect()
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)], "предупреждение указывает не на вызов"
+    assert "with nt.fast():" in str(caught[0].message)
+    with pytest.warns(UnusedSwitchWarning) as twice:
+        for _ in range(2):
+            nt.fast(False)                                       # та же строка дважды — и сказано дважды
+    assert len(twice) == 2 and "with nt.fast(False):" in str(twice[0].message)
+
+
+def test_correct_use_of_fast_never_warns():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with nt.fast():
+            pass
+        block = nt.fast(False)
+        with block:
+            pass
+        del block
+
+        @nt.fast()
+        def step():
+            pass
+
+        del step
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(nt.fast())
+        gpt = nt.GPT(10, 8, 8, 2, 1)
+        gpt.generate(np.zeros((1, 2), np.int64), 3, rng=np.random.default_rng(0))
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, UnusedSwitchWarning)], [str(w.message) for w in caught]
+
+
+def test_the_switch_and_a_block_say_what_they_are():
+    assert "with nt.fast():" in repr(nt.fast)
+    assert str(inspect.signature(nt.fast)) == "(on=True)", "подсказка Jupyter (Shift+Tab) — аргументы блока"
+    block = nt.fast()
+    assert "ничего не включает" in repr(block) and "with nt.fast():" in repr(block)
+    with block:
+        pass
+
+
+NOTEBOOK_CELLS = ["import course_lib as nt\nnt.fast()\nx = 1", "nt.fast()", "with nt.fast():\n    y = 2",
+                  "with nt.fast:\n    pass"]
+
+
+def test_a_notebook_learner_sees_each_misuse_of_the_switch(tmp_path):
+    """В ядре Jupyter: nt.fast() среди строк ячейки — предупреждение в выводе ячейки; последней строкой — его repr;
+    верный блок — без вывода; with nt.fast: — русская ошибка."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in NOTEBOOK_CELLS])
+    root = str(pathlib.Path(__file__).resolve().parent.parent)
+    env_path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPATH", env_path)
+        NotebookClient(notebook, kernel_name="python3", timeout=120, allow_errors=True,
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+    warned, shown, quiet, refused = (cell.outputs for cell in notebook.cells)
+    assert [o.get("name") for o in warned] == ["stderr"] and "nt.fast() вызван без with" in warned[0]["text"], warned
+    assert "ничего не включает" in shown[-1]["data"]["text/plain"], shown
+    assert quiet == [], quiet
+    assert refused[0]["ename"] == "TypeError" and "пишите with nt.fast():" in refused[0]["evalue"], refused
+
+
 FAULTS = """
 import resource
 import numpy as np
@@ -310,3 +434,18 @@ def test_the_first_fast_block_keeps_freed_memory_for_the_next_arrays():
     plain, kept = map(int, out.split())
     assert plain > 50 * 256 // 2, f"без настройки страниц должно быть много (каждый массив — 256 новых), а их {plain}"
     assert kept < plain / 4, f"после nt.fast() страниц почти столько же: {kept} против {plain}"
+
+
+def test_a_generator_leaving_its_block_while_another_is_open_restores_its_own_state():
+    """Генератор с with внутри выходит из блока, пока снаружи открыт другой: каждый возвращает своё."""
+    def inside_fast():
+        with nt.fast():
+            yield enabled()
+        yield enabled()
+
+    steps = inside_fast()
+    assert next(steps) is True
+    with nt.fast(False):
+        assert next(steps) is False, "генератор вышел из своего блока и вернул своё прежнее состояние (выкл.)"
+        assert not enabled()
+    assert not enabled()

@@ -2,7 +2,7 @@
 
 Таблица ROWS — пробы всей поверхности урока 10: nt.GPT (forward, step, generate), nn.sampling,
 CharTokenizer, load_text, train_gpt, save_gpt/load_gpt, оценки props/gpt_reading.py и Tensor API, которым
-они пользуются. `issue=True` — пример из текста задачи 27 (часть 3); остальные найдены пробой каждой точки.
+они пользуются. `issue=True` — пример из текста задачи 27 (часть 3) или 36 (часть 5); остальные найдены пробой каждой точки.
 Отказ «не поместится» или «это часы» приходит до работы: каждая строка идёт под будильником (HANG_SECONDS) —
 зависшая проба падает с сообщением, а не съедает прогон.
 Ниже таблицы — поведение, которое отказом не проверить: свой текст учится, чекпойнт кладётся по именам,
@@ -34,6 +34,7 @@ from course_lib.props.gpt_training import evaluate, fixed_windows, forget_runs, 
 from course_lib.props.text_file import load_text
 from course_lib.props.tokenizer import CharTokenizer
 from course_lib.russian import number, plural
+from course_lib.widgets.gpt import gpt_heads_explorer, gpt_heads_view, samples_explorer, sampling_explorer, sampling_view
 
 CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 ENGLISH = ("allow_pickle", "unsafe", "could not", "Unable to allocate", "out of bounds", "object is not", "has no attribute",
@@ -53,11 +54,19 @@ def gpt(**kwargs):
     return nt.GPT(**{"vocab_size": 10, "max_len": 8, "d_model": 8, "num_heads": 2, "num_layers": 1, **kwargs})
 
 
+def tiny_tokenizer():
+    return CharTokenizer.from_text(TEXT)                             # V = 19 символов
+
+
 def ids(N=1, T=3):
     return np.zeros((N, T), dtype=np.int64)
 
 
 def quiet(*args):
+    pass
+
+
+def two_arguments(step, steps):
     pass
 
 
@@ -236,6 +245,12 @@ ROWS = [
     Row("train_gpt(causal='no')", lambda: train(causal="no"), TypeError, "True или False", "'no'"),
     Row("train_gpt(dtype=int)", lambda: train(dtype=np.int64), TypeError, "дробный тип", "int64"),
     Row("train_gpt(progress=5)", lambda: train(progress=5), TypeError, r"progress\(step, steps, loss\)", "5 \\(int\\)"),
+    Row("train_gpt(progress=lambda step: …)", lambda: train(progress=lambda step: None), TypeError,
+        r"progress\(step, steps, loss\)", r"<lambda>\(step\): её позовут как progress\(0, 4, nan\)", True),
+    Row("train_gpt(progress=def p(step, steps))", lambda: train(progress=two_arguments), TypeError,
+        r"progress\(step, steps, loss\)", r"two_arguments\(step, steps\)"),
+    Row("train_gpt(progress с лишним обязательным)", lambda: train(progress=lambda step, steps, loss, bar: None), TypeError,
+        r"progress\(step, steps, loss\)", r"\(step, steps, loss, bar\)"),
     Row("train_gpt(num_heads=3)", lambda: train(num_heads=3), ValueError, "не делится на num_heads=3", "d_model=16"),
     Row("train_gpt(d_model='16')", lambda: train(d_model="16"), TypeError, "d_model — целое число", "'16'"),
     Row("train_gpt(text=None)", lambda: train(text=None), TypeError, "текст строкой", "NoneType"),
@@ -256,6 +271,12 @@ ROWS = [
     Row("load_gpt('my_model') без файла", lambda tmp_path: load_gpt(tmp_path / "my_model"), ValueError, "save_gpt",
         "файла «.*my_model» нет", True),
     Row("load_gpt(None)", lambda: load_gpt(None), TypeError, "путь к файлу", "NoneType"),
+    Row("load_gpt(path, tokenizer='абв')", lambda tmp_path: load_gpt(tiny_checkpoint(tmp_path)[0], tokenizer="абв"), TypeError,
+        r"tokenizer — CharTokenizer .* или None", r"'абв' \(str\)", True),
+    Row("load_gpt(path, tokenizer=['а', 'б'])", lambda tmp_path: load_gpt(tiny_checkpoint(tmp_path)[0], tokenizer=["а", "б"]),
+        TypeError, "CharTokenizer", r"\['а', 'б'\] \(list\)"),
+    Row("load_gpt(path, tokenizer=model)", lambda tmp_path: load_gpt(*tiny_checkpoint(tmp_path)[:2]), TypeError,
+        r"model, tokenizer = load_gpt\(путь\)", r"\(GPT\)"),
     Row("save_gpt(в папку)", lambda tmp_path: save_gpt(tmp_path, *tiny_checkpoint(tmp_path)[1:]), ValueError,
         "путь к файлу", "папка"),
     Row("save_gpt(в несуществующую папку)", lambda tmp_path: save_gpt(tmp_path / "нет" / "m.npz", *tiny_checkpoint(tmp_path)[1:]),
@@ -263,6 +284,30 @@ ROWS = [
     Row("Module.load_state_dict(None)", lambda: gpt().load_state_dict(None), TypeError, r"model\.state_dict\(\)", "NoneType"),
     Row("Module.load_state_dict(целые)", lambda: gpt().load_state_dict({**gpt().state_dict(), "unembed.bias": np.zeros(10, int)}),
         TypeError, "unembed.bias — дробные числа", "int64"),
+    # ---- виджеты урока 10 (задача 36, часть 5): модель, словарь, прогон и начальные значения ----------------------
+    Row("samples_explorer(None)", lambda: samples_explorer(None), TypeError, r"итог train_gpt\(", "NoneType"),
+    Row("sampling_explorer(None, tokenizer)", lambda: sampling_explorer(None, tiny_tokenizer()), TypeError,
+        r"model — GPT", "NoneType"),
+    Row("sampling_explorer(model, 'абв')", lambda: sampling_explorer(gpt(vocab_size=V), "абв"), TypeError,
+        "tokenizer — CharTokenizer", r"'абв' \(str\)"),
+    Row("sampling_explorer(словарь от другой модели)", lambda: sampling_explorer(gpt(), tiny_tokenizer()), ValueError,
+        "из одного прогона", "модель знает 10"),
+    Row("sampling_explorer(temperature=5)", lambda: sampling_explorer(gpt(vocab_size=V), tiny_tokenizer(), temperature=5.0),
+        ValueError, "от 0.1 до 2.0", "5.0"),
+    Row("sampling_explorer(top_k=2.5)", lambda: sampling_explorer(gpt(vocab_size=V), tiny_tokenizer(), top_k=2.5),
+        TypeError, r"top_k — целое число от 0 до 19", "2.5"),
+    Row("sampling_explorer(prompt=None)", lambda: sampling_explorer(gpt(vocab_size=V), tiny_tokenizer(), prompt=None),
+        TypeError, "prompt — строка", "None"),
+    Row("sampling_view(model, None)", lambda: sampling_view(gpt(vocab_size=V), None), TypeError, "CharTokenizer", "None"),
+    Row("gpt_heads_explorer(phrases='кот')", lambda: gpt_heads_explorer(gpt(vocab_size=V), tiny_tokenizer(), "кот"),
+        TypeError, "список фраз", r"'кот' \(str\)"),
+    Row("gpt_heads_explorer(phrases=[])", lambda: gpt_heads_explorer(gpt(vocab_size=V), tiny_tokenizer(), []),
+        ValueError, "хотя бы одна фраза", "пустой список"),
+    Row("gpt_heads_explorer(phrases=[None])", lambda: gpt_heads_explorer(gpt(vocab_size=V), tiny_tokenizer(), [None]),
+        TypeError, "phrases — строка", "None"),
+    Row("gpt_heads_view(None, …)", lambda: gpt_heads_view(None, tiny_tokenizer(), "кот"), TypeError, "model — GPT", "NoneType"),
+    Row("with nt.no_grad: без скобок", lambda: exec("with nt.no_grad:\n    pass", {"nt": nt}), TypeError,
+        r"пишите with nt\.no_grad\(\):", "без скобок"),
     # ---- токенизатор, текст, оценки урока 10 ------------------------------------------------------------------
     Row("CharTokenizer(None)", lambda: CharTokenizer(None), TypeError, "список символов", "NoneType"),
     Row("decode(None)", lambda: CharTokenizer.from_text("аб").decode(None), TypeError, "массив NumPy", "None"),
@@ -523,6 +568,21 @@ def test_one_blas_thread_limits_blas_inside_and_restores_after():
     after = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
     assert inside and set(inside) == {1}, inside
     assert after == before
+
+
+@pytest.mark.parametrize("progress", [quiet, lambda step, steps, loss, extra=None: None, lambda step, *rest: None,
+                                      gpt_training.TrainingProgress(delay=60), print],
+                         ids=["*args", "лишний с умолчанием", "step, *rest", "TrainingProgress()", "print"])
+def test_progress_of_a_fitting_signature_is_accepted(progress, capsys):
+    """Проверка подписи не отвергает годное: умолчания, *args, вызываемый объект, встроенная функция."""
+    run = train(progress=progress, steps=2)
+    assert run.losses.shape == (2,)
+
+
+def test_load_gpt_with_its_own_tokenizer_still_loads(tmp_path):
+    path, model, tokenizer = tiny_checkpoint(tmp_path)
+    loaded, same = load_gpt(path, tokenizer=tokenizer)
+    assert same.vocab == tokenizer.vocab and np.array_equal(loaded.unembed.weight.data, model.unembed.weight.data)
 
 
 def test_the_run_key_is_built_from_named_arguments():

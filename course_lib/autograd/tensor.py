@@ -6,7 +6,7 @@
 как этим пользоваться, урок 07 — как на этом учится модель.
 """
 
-import contextlib
+import inspect
 import numbers
 
 import numpy as np
@@ -17,19 +17,47 @@ from course_lib.autograd.graph import check_graph, spent, topological_order, unb
 from course_lib.autograd.reductions import Reductions
 from course_lib.autograd.shape_ops import ShapeOps
 from course_lib.autograd.softmax import SoftmaxOps
+from course_lib.autograd.switch import Block, Switch, pop_entry
 
 _grad_enabled = True
 
 
-@contextlib.contextmanager
-def no_grad():
-    """Внутри `with no_grad():` граф не строится: быстрее и без лишней памяти (генерация, оценка)."""
-    global _grad_enabled
-    previous, _grad_enabled = _grad_enabled, False
-    try:
-        yield
-    finally:
-        _grad_enabled = previous
+_grad_stack = []                          # (блок,) каждого открытого входа в no_grad(): пока он не пуст, графа нет
+
+
+class NoGradBlock(Block):
+    """Блок `with no_grad():` — его даёт вызов no_grad(); войти в него можно снова и вложенно."""
+
+    call = "nt.no_grad()"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        if args or kwargs:
+            given = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+            raise TypeError(f"nt.no_grad() — без аргументов (внутри блока граф не строится), а пришло nt.no_grad({given})")
+
+    def _enter(self):
+        global _grad_enabled
+        _grad_stack.append((self,))
+        _grad_enabled = False
+
+    def _exit(self, *error):
+        global _grad_enabled
+        pop_entry(_grad_stack, self)
+        _grad_enabled = not _grad_stack
+
+
+class NoGrad(Switch):
+    """`with no_grad():` — внутри граф не строится: быстрее и без лишней памяти (генерация, оценка).
+
+    `@nt.no_grad()` над функцией — вся функция без графа. Сам `nt.no_grad` без скобок — не блок (autograd/switch.py).
+    """
+
+    name, block = "nt.no_grad", NoGradBlock
+    __signature__ = inspect.Signature()                  # без аргументов (NoGradBlock ловит лишние сам, по-русски)
+
+
+no_grad = NoGrad()
 
 
 class Tensor(ShapeOps, Reductions, SoftmaxOps, Conversions):

@@ -15,7 +15,8 @@
 
 import numpy as np
 
-from course_lib._checks import check_memory, check_peak
+from course_lib._checks import check_mask, check_memory, check_peak, check_qkv, check_real
+from course_lib.engine_room.inputs import check_tensor
 from course_lib.engine_room.pool import each_piece
 
 ROWS = 64       # строк запросов в полосе
@@ -29,7 +30,13 @@ def fused_attention(q, k, v, mask, scale):
     mask — булев массив, True = «можно смотреть», растягивается до (..., T_q, T_k), или None;
     scale — множитель оценок. Строка, где всё закрыто, даёт нулевые веса и нулевой context.
     """
-    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    for name, t, shape in (("q", q, "(…, T_q, d_k)"), ("k", k, "(…, T_k, d_k)"), ("v", v, "(…, T_k, d_v)")):
+        check_tensor(t, name, "fused_attention", shape, "nt.scaled_dot_product_attention(q, k, v, mask)",
+                     axes=2)
+    batch = check_qkv(q, k, v, numbers=False)                # формы; числа книга уже проверила, nan поймает check_peak
+    scale = check_real(scale, "scale", "fused_attention", positive=True, meaning=" (множитель оценок, обычно 1/√d_k)")
+    if mask is not None:
+        mask = check_mask(mask, batch + (q.shape[-2], k.shape[-2]))
     dtype = np.result_type(q.dtype, k.dtype, v.dtype)
     scale = np.asarray(scale, dtype=dtype)                   # число того же типа: float32 остаётся float32
     Q, K, V = (_flat(t.data, batch).astype(dtype, copy=False) for t in (q, k, v))   # (B, T, d)

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from course_lib.engine_room.inputs import check_tensor
+
 SQRT_2_OVER_PI = float(np.sqrt(2 / np.pi))     # число Python: float32-вход остаётся float32
 
 
@@ -15,7 +17,7 @@ def fast_gelu(x):
     x³ — двумя умножениями: общий pow NumPy считает его в ~50 раз дольше. Промежуточные шаги идут на месте
     (`*=`, `out=`): на слое (N·T, 4·d_model) каждый новый массив — лишний проход по памяти.
     """
-    data = x.data
+    data = check_tensor(x, "x", "fast_gelu", "(…)", "nt.gelu(x)").data
     square = data * data                                               # x², нужен и в производной
     inner = square * data                                              # дальше — на месте, без новых массивов:
     inner *= 0.044715                                                  # u = √(2/π)·(x + 0.044715·x³)

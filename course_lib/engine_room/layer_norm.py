@@ -2,6 +2,9 @@
 
 import numpy as np
 
+from course_lib._checks import check_eps
+from course_lib.engine_room.inputs import check_tensor
+
 
 def fast_layer_norm(x, weight, bias, eps):
     """(x − mean) / √(var + eps) · weight + bias по последней оси, как в книге — и тоже во float64 внутри.
@@ -11,6 +14,13 @@ def fast_layer_norm(x, weight, bias, eps):
         dL/dx = (ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)) / σ,   ĝ = g·weight,
     а градиенты weight и bias — суммы g·x̂ и g по всем токенам.
     """
+    check_tensor(x, "x", "fast_layer_norm", "(…, D)", "nt.nn.LayerNorm(D)", axes=1)
+    for name, t in (("weight", weight), ("bias", bias)):
+        check_tensor(t, name, "fast_layer_norm", "(D,)", "nt.nn.LayerNorm(D)")
+        if t.shape != x.shape[-1:]:
+            raise ValueError(f"fast_layer_norm: {name} — по числу на каждое из D = {x.shape[-1]} чисел токена, форма "
+                             f"{x.shape[-1:]}, а пришла форма {t.shape} (x {x.shape})")
+    eps = check_eps(eps, "fast_layer_norm")
     x64 = x.data.astype(np.float64)                                    # (..., D)
     centered = x64 - x64.mean(axis=-1, keepdims=True)                  # (..., D)
     std = np.sqrt((centered * centered).mean(axis=-1, keepdims=True) + eps)   # (..., 1)

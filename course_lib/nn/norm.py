@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib._checks import check_float, check_int, check_real
+from course_lib._checks import check_eps, check_float, check_int
 from course_lib.autograd.tensor import as_tensor
 from course_lib.engine_room import enabled as fast_enabled, fast_layer_norm
 from course_lib.nn.module import Module, parameter
@@ -18,8 +18,7 @@ class LayerNorm(Module):
 
     def __init__(self, d_model, eps=1e-5):
         check_int(d_model, "d_model", "LayerNorm", meaning=" (длина вектора токена)")
-        check_real(eps, "eps", "LayerNorm", positive=True,
-                   meaning=" (маленькое, обычно 1e-5: не даёт делить на ноль, когда все числа токена равны)")
+        check_eps(eps, "LayerNorm")
         self.d_model, self.eps = d_model, eps
         self.weight = parameter(np.ones(d_model))
         self.bias = parameter(np.zeros(d_model))
@@ -33,7 +32,8 @@ class LayerNorm(Module):
                 f"а пришла форма {x.shape}"
             )
         if fast_enabled():                                           # машинное отделение: то же одной операцией
-            return fast_layer_norm(x, self.weight, self.bias, self.eps)   # (engine_room/layer_norm.py)
+            return fast_layer_norm(x, self.weight, self.bias, self.eps)   # (engine_room/layer_norm.py; проверит и eps)
+        check_eps(self.eps, "LayerNorm")                             # eps могли поменять после создания слоя
         # Считаем во float64 и возвращаемся в тип входа: у float32 около 1e4 шаг сетки ~1e-3, и среднее,
         # округлённое до float32, сдвигает токен с разбросом 1e-3 на ту же величину — ошибка в десятки процентов.
         x64 = x.astype(np.float64)                                   # (..., D)

@@ -62,6 +62,10 @@ def save_gpt(path, model, tokenizer):
 def load_gpt(path, tokenizer=None):
     """(GPT, CharTokenizer) из файла save_gpt. tokenizer — если задан, словарь файла должен с ним совпасть."""
     path = _checked_path(path, "load_gpt")
+    if tokenizer is not None and not isinstance(tokenizer, CharTokenizer):
+        raise TypeError(f"load_gpt: tokenizer — CharTokenizer (словарь, с которым сверить файл) или None — словарь "
+                        f"из файла, а пришло {tokenizer!r:.60} ({type(tokenizer).__name__}). "
+                        "Обычно он не нужен: model, tokenizer = load_gpt(путь)")
     where = f"«{path}»"
     if not path.is_file():
         guess = path.with_name(path.name + ".npz")

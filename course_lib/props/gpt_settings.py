@@ -64,7 +64,8 @@ def run_settings(text, steps, *, seed, T, d_model, num_heads, num_layers, batch,
     snapshot_steps = _snapshot_steps(snapshot_steps, steps)
     dtype = check_dtype(dtype, WHERE)
     if progress is not None:
-        check_callable(progress, "progress", WHERE, "функция progress(step, steps, loss) или None — строка текстом")
+        check_callable(progress, "progress", WHERE, "функция progress(step, steps, loss) или None — полоса tqdm",
+                       args=(0, steps, float("nan")))
     check_text_length(text, T, val_fraction)
     prompt = default_prompt(text) if prompt is None else _own_text(prompt, "prompt", text,
                                                                  "с него начинаются образцы текста на снимках")

@@ -103,6 +103,15 @@ def whole(value, what, notes, fallback):
     return fallback
 
 
+def rounded(value, digits, what, notes):
+    """Значение дробного ползунка, округлённое до digits знаков (так его помнит кэш кадров и печатает заголовок);
+    если округление его сдвинуло — пояснение в `notes` (0.30000000000000004 ползунка — не сдвиг)."""
+    shown = round(value, digits)
+    if abs(shown - value) > 1e-9:
+        notes.append(f"Значение «{what}» берётся с точностью до {10.0 ** -digits:g}, а пришло {value} — показываю {shown}.")
+    return shown
+
+
 def check_seed(seed, notes):
     """Зерно случайных данных — целое от 0 (NumPy не берёт отрицательные); сдвиг — с пояснением в notes."""
     return clamp(whole(seed, "зерно", notes, 0), 0, None, "зерно", notes)

@@ -14,21 +14,47 @@ import matplotlib
 import numpy as np
 
 from course_lib import vis
+from course_lib._checks import check_int, check_real, check_text
 from course_lib.autograd.tensor import no_grad
 from course_lib.engine_room import fast
+from course_lib.nn.gpt import GPT
 from course_lib.nn.sampling import next_token_probs, sample_next_token
+from course_lib.props.gpt_training import GPTRun
 from course_lib.props.run_memory import weights_fingerprint
+from course_lib.props.tokenizer import CharTokenizer
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View, check_seed, clamp
+from course_lib.widgets.base import Painter, View, check_seed, clamp, real, rounded, whole
 
 MIN_NEW = 16                 # меньше символов виджет не дописывает: длинный промпт он укорачивает с начала
 SHOWN = 12                   # столбиков: самые вероятные первые символы
 TEMPERATURES = (0.1, 2.0)    # пределы ползунка температуры
+DEFAULT_TEMPERATURE = 0.8
 
 
 def shown_char(c):
     """Подпись символа: пробел и перевод строки видны."""
     return {" ": "␣", "\n": "↵"}.get(c, c)
+
+
+def check_model(model, tokenizer, where):
+    """Модель и словарь виджета: GPT и CharTokenizer с тем же числом символов — иначе отказ по-русски, до кадра."""
+    if not isinstance(model, GPT):
+        raise TypeError(f"{where}: model — GPT (run.model или первое из model, tokenizer = load_gpt(путь)), "
+                        f"а пришло {type(model).__name__}")
+    if not isinstance(tokenizer, CharTokenizer):
+        raise TypeError(f"{where}: tokenizer — CharTokenizer (run.tokenizer или второе из load_gpt(путь)), "
+                        f"а пришло {tokenizer!r:.60} ({type(tokenizer).__name__})")
+    if tokenizer.vocab_size != model.vocab_size:
+        raise ValueError(f"{where}: в словаре {tokenizer.vocab_size} символов, а модель знает {model.vocab_size}: "
+                         "словарь — от другой модели; берите пару из одного прогона или одного файла load_gpt")
+
+
+def check_run(run, where):
+    """Прогон train_gpt (GPTRun) со снимками — иначе отказ по-русски."""
+    if not isinstance(run, GPTRun):
+        raise TypeError(f"{where}: run — итог train_gpt(..., snapshot_steps=...), а пришло {type(run).__name__}")
+    if not run.snapshots:
+        raise ValueError(f"{where}: в прогоне нет снимков: train_gpt(..., snapshot_steps=range(0, steps + 1, 100))")
 
 
 def known_prompt(tokenizer, prompt, notes):
@@ -53,7 +79,7 @@ class SamplingView(View):
     top_k: int                 # 0 — из всех
 
 
-def sampling_view(model, tokenizer, prompt="Внимание", temperature=0.8, top_k=0, seed=0):
+def sampling_view(model, tokenizer, prompt="Внимание", temperature=DEFAULT_TEMPERATURE, top_k=0, seed=0):
     """Чистая функция: промпт, температура, top-k (0 — все символы), зерно -> текст до конца окна модели
     и вероятности первого символа.
 
@@ -61,6 +87,7 @@ def sampling_view(model, tokenizer, prompt="Внимание", temperature=0.8, 
     по одному проходу на символ (урок 08). За краем окна каждый символ пересчитывал бы всё окно заново —
     впятеро дольше на кадр, поэтому виджет дальше окна не пишет (длинные тексты — model.generate).
     """
+    check_model(model, tokenizer, "sampling_view")
     notes = []
     prompt = known_prompt(tokenizer, str(prompt), notes)
     room = max(model.max_len - MIN_NEW, model.max_len // 2)             # сколько символов промпта помещается
@@ -68,8 +95,13 @@ def sampling_view(model, tokenizer, prompt="Внимание", temperature=0.8, 
         notes.append(f"Промпт длиннее {room} символов — беру последние {room}: "
                      f"остальное окно модели ({model.max_len} символов) — под текст.")
         prompt = prompt[-room:]
-    temperature = clamp(round(float(temperature), 2), *TEMPERATURES, "температура", notes)
-    top_k = clamp(int(top_k), 0, tokenizer.vocab_size, "top-k", notes)
+    temperature = real(temperature, "температура", notes, DEFAULT_TEMPERATURE)
+    if temperature != temperature:                                       # nan: ни ближе к 0.1, ни к 2
+        notes.append(f"Значение «температура» — число, а пришло nan — показываю {DEFAULT_TEMPERATURE}.")
+        temperature = DEFAULT_TEMPERATURE
+    temperature = rounded(temperature, 2, "температура", notes)          # ±inf остаётся ±inf: его сдвинет clamp
+    temperature = clamp(temperature, *TEMPERATURES, "температура", notes)
+    top_k = clamp(whole(top_k, "top-k", notes, 0), 0, tokenizer.vocab_size, "top-k", notes)
     seed = check_seed(seed, notes)
     logits, text = _sample(model, weights_fingerprint(model), tokenizer, prompt, temperature, top_k, seed)
     order = np.argsort(-logits, kind="stable")[:SHOWN]                      # самые вероятные — при любых τ и k
@@ -141,11 +173,18 @@ class SamplingPainter(Painter):
                 f"{html.escape(view.text)}</pre>")
 
 
-def sampling_explorer(model, tokenizer, prompt="Внимание", temperature=0.8, top_k=0):
+def sampling_explorer(model, tokenizer, prompt="Внимание", temperature=DEFAULT_TEMPERATURE, top_k=0):
     """Промпт, температура, top-k и зерно -> текст модели до конца её окна.
 
     Кадр — это десятки проходов модели (генерация, не рисование), поэтому ползунки обновляют его, когда ручку отпустили.
     """
+    check_model(model, tokenizer, "sampling_explorer")
+    check_text(prompt, "prompt", "sampling_explorer", meaning=" (с чего модель начнёт писать)", empty=True)
+    if not TEMPERATURES[0] <= check_real(temperature, "temperature", "sampling_explorer") <= TEMPERATURES[1]:
+        raise ValueError(f"sampling_explorer: temperature — число от {TEMPERATURES[0]} до {TEMPERATURES[1]} "
+                         f"(пределы ползунка), а пришло {temperature!r}")
+    check_int(top_k, "top_k", "sampling_explorer", low=0, high=tokenizer.vocab_size,
+              meaning=" (0 — из всех символов)")
     controls = {
         "prompt": widgets.Text(value=prompt, description="промпт", continuous_update=False),
         "temperature": widgets.FloatSlider(value=temperature, min=TEMPERATURES[0], max=TEMPERATURES[1], step=0.1,
@@ -169,14 +208,15 @@ class GPTHeadView(View):
 
 def gpt_heads_view(model, tokenizer, phrase, layer=0, head=0):
     """Чистая функция: фраза, слой и голова (с нуля) -> веса этой головы на фразе."""
+    check_model(model, tokenizer, "gpt_heads_view")
     notes = []
     phrase = known_prompt(tokenizer, str(phrase), notes)
     if len(phrase) > model.max_len:
         notes.append(f"Модель видит не больше {model.max_len} символов, а во фразе {len(phrase)} — показываю "
                      f"последние {model.max_len}.")
         phrase = phrase[-model.max_len:]
-    layer = clamp(int(layer), 0, model.num_layers - 1, "слой", notes)
-    head = clamp(int(head), 0, model.num_heads - 1, "голова", notes)
+    layer = clamp(whole(layer, "слой", notes, 0), 0, model.num_layers - 1, "слой", notes)
+    head = clamp(whole(head, "голова", notes, 0), 0, model.num_heads - 1, "голова", notes)
     weights = _phrase_weights(model, weights_fingerprint(model), tokenizer, phrase)[layer, head]   # (T, T)
     t = np.arange(1, len(phrase))
     previous = float(weights[t, t - 1].mean()) if len(phrase) > 1 else 0.0
@@ -210,6 +250,14 @@ class GPTHeadPainter(Painter):
 
 def gpt_heads_explorer(model, tokenizer, phrases):
     """Выбор фразы, слоя и головы: веса внимания обученного GPT."""
+    check_model(model, tokenizer, "gpt_heads_explorer")
+    if not isinstance(phrases, (list, tuple)):
+        raise TypeError(f"gpt_heads_explorer: phrases — список фраз, например ['кот сел на тёплый коврик'], "
+                        f"а пришло {phrases!r:.60} ({type(phrases).__name__})")
+    if not phrases:
+        raise ValueError("gpt_heads_explorer: phrases — хотя бы одна фраза, а пришёл пустой список: выбирать не из чего")
+    for phrase in phrases:
+        check_text(phrase, "phrases", "gpt_heads_explorer", meaning=" (фраза, на которой смотреть веса)")
     controls = {
         "phrase": widgets.Dropdown(options=list(phrases), description="фраза"),
         "layer": widgets.IntSlider(value=0, min=0, max=model.num_layers - 1, description="слой"),
@@ -230,11 +278,10 @@ class SamplesView(View):
 
 def samples_view(run, step):
     """Чистая функция: шаг -> последний снимок train_gpt(..., snapshot_steps=...) не позже него."""
+    check_run(run, "samples_view")
     steps = np.array([s.step for s in run.snapshots])
-    if not len(steps):
-        raise ValueError("в прогоне нет снимков: train_gpt(..., snapshot_steps=range(0, steps + 1, 100))")
     notes = []
-    step = clamp(int(step), 0, int(steps[-1]), "шаг", notes)
+    step = clamp(whole(step, "шаг", notes, int(steps[-1])), 0, int(steps[-1]), "шаг", notes)
     index = int(np.searchsorted(steps, step, side="right")) - 1           # последний снимок не позже step
     if index < 0:                                                         # раньше первого снимка — первый
         index = 0
@@ -271,7 +318,7 @@ class SamplesPainter(Painter):
 
 def samples_explorer(run):
     """Ползунок «шаг» по снимкам train_gpt: потери на проверке до этого шага и что модель тогда писала."""
-    samples_view(run, 0)                                           # сразу проверяет, что снимки есть
+    check_run(run, "samples_explorer")
     steps = [s.step for s in run.snapshots]
     every = steps[1] - steps[0] if len(steps) > 1 else 1
     slider = widgets.IntSlider(value=steps[-1], min=steps[0], max=steps[-1], step=every, description="шаг")

@@ -13,7 +13,7 @@ import numpy as np
 from course_lib import vis
 from course_lib.widgets import layout
 from course_lib.widgets._live import Explorer, new_figure
-from course_lib.widgets.base import Painter, View, clamp
+from course_lib.widgets.base import Painter, View, clamp, whole
 from course_lib.widgets.masked_row import ROW_LABEL
 
 
@@ -40,16 +40,17 @@ def snapshot_view(step, head=1, history=None, tokens=None, query=0):
     if len(tokens) != T:
         raise ValueError(f"подписей {len(tokens)}, а у снимков T = {T}: нужна подпись на каждый токен пробы")
     notes = []
-    step = int(step)
+    step = whole(step, "шаг", notes, int(steps[-1]))
+    head = whole(head, "голова", notes, 1)
     if step > steps[-1]:
         notes.append(f"обучение шло {steps[-1]} шагов — показываю последний снимок")
     index = max(int(np.searchsorted(steps, step, side="right")) - 1, 0)    # последний снимок не позже step
     if step < steps[-1] and steps[index] != step:
         notes.append(f"снимка после шага {step} нет — показываю шаг {steps[index]}")
-    if not 1 <= int(head) <= h:
-        notes.append(f"голов {h}, а выбрана {int(head)} — показываю ближайшую")
-    head = min(max(int(head), 1), h)
-    query = clamp(int(query), 0, T - 1, "запрос №", notes)
+    if not 1 <= head <= h:
+        notes.append(f"голов {h}, а выбрана {head} — показываю ближайшую")
+    head = min(max(head, 1), h)
+    query = clamp(whole(query, "запрос №", notes, 0), 0, T - 1, "запрос №", notes)
     losses = np.asarray(history.losses)
     loss = float(losses[max(steps[index], 1) - 1])                           # losses[s − 1] — loss шага s
     return SnapshotView(tokens, snapshots[index, head - 1], int(steps[index]), head, h, query, losses, loss,
