@@ -17,8 +17,9 @@
 PYTHON ?= python3
 COURSE := $(PYTHON) course.py
 
-# Переменные, которые задали (в командной строке make или в окружении), -> ИМЯ='значение' для course.py.
-given = $(strip $(foreach v,$(1),$(if $(filter undefined default,$(origin $(v))),,$(v)='$($(v))')))
+# Переменные, которые задали (в командной строке make или в окружении), -> ИМЯ='значение' для course.py
+# (кавычка ' внутри значения — как '\'' в sh).
+given = $(strip $(foreach v,$(1),$(if $(filter undefined default,$(origin $(v))),,$(v)='$(subst ','\'',$($(v)))')))
 COMMON := VENV SKIP_INSTALL
 
 .PHONY: lab fresh test notebooks setup setup-test site clean results class class-stop class-status answers nbgrader

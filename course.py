@@ -124,23 +124,23 @@ def usage(name=None):
 
 # ---------------------------------------------------------------- пути и команды (чистые функции: их проверяют и «как на Windows»)
 
-def venv_python(venv, windows=WINDOWS):
+def venv_python(venv, windows=None):
     """Python окружения: .venv/Scripts/python.exe на Windows, .venv/bin/python на Linux и macOS."""
-    venv = pathlib.Path(venv)
+    venv, windows = pathlib.Path(venv), WINDOWS if windows is None else windows
     return venv / "Scripts" / "python.exe" if windows else venv / "bin" / "python"
 
 
-def split_args(text, windows=WINDOWS):
+def split_args(text, windows=None):
     """Строка LAB_ARGS / PYTEST_ARGS -> список ключей. На Windows обратная косая — часть пути, а не экранирование."""
-    if not windows:
+    if not (WINDOWS if windows is None else windows):
         return shlex.split(text)
     words = shlex.split(text, posix=False)
     return [w[1:-1] if len(w) >= 2 and w[0] == w[-1] and w[0] in "\"'" else w for w in words]
 
 
-def runs_as_root(windows=WINDOWS):
+def runs_as_root(windows=None):
     """root на Linux/macOS (контейнер, новая облачная машина): Jupyter без --allow-root там не стартует."""
-    return not windows and hasattr(os, "geteuid") and os.geteuid() == 0
+    return not (WINDOWS if windows is None else windows) and hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 def default_workers():
@@ -148,11 +148,16 @@ def default_workers():
     return str(cores + 1)          # проходы уроков подолгу ждут ядро Jupyter: лишний процесс занимает ядро
 
 
+def lesson_numbers(root=ROOT):
+    """Номера уроков в lessons/: ['00', '01', …]."""
+    return sorted({p.name[:2] for p in (root / "lessons").glob("[0-9][0-9]_*.ipynb")})
+
+
 def words(text):
     return text.split()
 
 
-def run_command(name, values, python, windows=WINDOWS, as_root=False):
+def run_command(name, values, python, windows=None, as_root=False):
     """Команда для действия name (после установки) -> список аргументов; None — действия нет (setup и т. п.)."""
     py = [str(python)]
     if name == "lab":
@@ -301,6 +306,9 @@ def main(argv=None):
         return clean()
     if name == "fresh" and not values["LESSON"]:
         raise CourseError(f"укажите урок: {invoked_as()} fresh LESSON=03", 2)
+    if name == "test" and values["LESSON"] and values["LESSON"] not in lesson_numbers():
+        raise CourseError(f"test: урока LESSON={values['LESSON']!r} нет в lessons/; ожидался номер из двух цифр, "
+                          f"один из {', '.join(lesson_numbers())}", 2)
 
     venv = pathlib.Path(values["VENV"])
     if not venv.is_absolute():
