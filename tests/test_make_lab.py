@@ -1,18 +1,19 @@
 """`make lab` и рабочая копия уроков: то, с чего начинает каждый новичок (README, «Две команды»).
 
-`make lab` запускается по-настоящему (без браузера, в своей временной папке work/ и со своим
-портом), тест ждёт, пока сервер ответит на запрос с токеном из его же вывода, сохраняет
-тетрадку через Jupyter и останавливает сервер. Установку (`pip install`) этот тест не повторяет:
-её цель make считает выполненной (`-o`), а окружение — то, в котором идёт тест.
+`make lab` и `python course.py lab` (то же без make — для Windows) запускаются по-настоящему (без браузера,
+в своей временной папке work/ и со своим портом), тест ждёт, пока сервер ответит на запрос с токеном из его
+же вывода, сохраняет тетрадку через Jupyter и останавливает сервер. Установку (`pip install`) этот тест не
+повторяет (SKIP_INSTALL=yes): окружение — то, в котором идёт тест.
 
-Что ставят `make lab` и `make test`, проверяется без сети: в подставном окружении `bin/python`
-ничего не ставит, а записывает, о чём его попросил Makefile.
+Что ставят `make lab` и `make test` (и их близнец course.py), проверяется без сети: в подставном окружении
+`bin/python` ничего не ставит и не запускает, а записывает, о чём его попросили.
 """
 
 import json
 import os
 import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -100,34 +101,54 @@ def test_lessons_folder_is_not_where_learners_work():
 # ---------------------------------------------------------------- что ставят make lab и make test
 
 TEST_TOOLS = {"pytest", "nbval", "hypothesis", "playwright"}
+MAKE_ONLY = pytest.mark.skipif(shutil.which("make") is None or os.name == "nt",
+                               reason="make и /bin/sh — для Linux и macOS; на Windows — python course.py (tests/test_course_cli.py)")
 
 
-def _recording_venv(tmp_path):
-    """Окружение, где bin/python ничего не ставит, а дописывает свои аргументы в calls.log."""
-    venv, log = tmp_path / "venv", tmp_path / "calls.log"
+def recording_venv(folder):
+    """Окружение, где python ничего не ставит и не запускает, а дописывает свои аргументы (JSON) в calls.log.
+    -m pytest выходит с кодом из FAKE_PYTEST_EXIT (по умолчанию 0)."""
+    venv, log = folder / "venv", folder / "calls.log"
     (venv / "bin").mkdir(parents=True)
     python = venv / "bin" / "python"
-    python.write_text(f'#!/bin/sh\nprintf \'%s\\n\' "$*" >> \'{log}\'\n', encoding="utf-8")
+    python.write_text(f"#!{sys.executable}\nimport json, os, sys\n"
+                      f"with open({str(log)!r}, 'a', encoding='utf-8') as f:\n"
+                      "    f.write(json.dumps(sys.argv[1:]) + '\\n')\n"
+                      "sys.exit(int(os.environ.get('FAKE_PYTEST_EXIT', 0)) if sys.argv[1:3] == ['-m', 'pytest'] else 0)\n",
+                      encoding="utf-8")
     python.chmod(0o755)
     log.touch()
     return venv, log
 
 
-def _make(venv, *args):
-    done = subprocess.run(["make", "--no-print-directory", f"VENV={venv}", *args], cwd=ROOT,
-                          capture_output=True, text=True)
-    assert done.returncode == 0, f"make {' '.join(args)}: код {done.returncode}\n{done.stdout}{done.stderr}"
-    return done.stdout
+def calls(log):
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
 
 
-def _installs(log):
+def direct_env(**extra):
+    """Окружение для python course.py «из консоли»: без MAKELEVEL (его оставил бы внешний make test)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    return {**env, **extra}
+
+
+def run_course(runner, venv, *args, root=ROOT, check=True, **env):
+    """runner 'make' — make ЦЕЛЬ ИМЯ=…; 'course.py' — python course.py ЦЕЛЬ ИМЯ=… (как на Windows, без make)."""
+    if runner == "make":
+        command = ["make", "--no-print-directory", f"VENV={venv}", *args]
+    else:
+        command = [sys.executable, str(root / "course.py"), *args, f"VENV={venv}"]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=direct_env(**env))
+    if check:
+        assert done.returncode == 0, f"{' '.join(command)}: код {done.returncode}\n{done.stdout}{done.stderr}"
+    return done
+
+
+def installs(log):
     """Каждый `pip install -e СПЕЦ` из calls.log -> множество extra этой установки ('.' -> set())."""
     found = []
-    for line in log.read_text(encoding="utf-8").splitlines():
-        words = line.split()
+    for words in calls(log):
         if words[:3] == ["-m", "pip", "install"] and "-e" in words:
-            spec = words[words.index("-e") + 1].strip("'\"")
-            extras = spec.partition("[")[2].rstrip("]")
+            extras = words[words.index("-e") + 1].partition("[")[2].rstrip("]")
             found.append({e.strip() for e in extras.split(",") if e.strip()})
     return found
 
@@ -136,26 +157,56 @@ def _packages(extras):
     return {requirement_name(r) for r in requirements(extras=tuple(extras))}
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="make — для Linux и macOS")
-def test_make_lab_installs_no_test_tools_and_make_test_adds_them(tmp_path):
-    venv, log = _recording_venv(tmp_path)
-    _make(venv, "setup")                           # та же цель установки, что у make lab и make fresh
-    assert _installs(log) == [set()], f"make lab ставит не только курс: {log.read_text(encoding='utf-8')}"
-    learner = _packages(set())
-    assert not learner & TEST_TOOLS, f"ученику ставятся инструменты проверок: {sorted(learner & TEST_TOOLS)}"
-    for target in ("lab", "fresh"):
-        assert "pip install" not in _make(venv, "-n", target, "LESSON=03"), f"make {target} после make setup снова ставит пакеты"
+RUNNERS = [pytest.param("make", marks=MAKE_ONLY), "course.py"]
+# Подставной python — скрипт с #!: так можно только на Linux и macOS. Путь Windows (Scripts\\python.exe, команды
+# без оболочки) проверяют тесты «как на Windows» в tests/test_course_cli.py.
+FAKE_PYTHON = pytest.mark.skipif(os.name == "nt", reason="подставной python с #! — только Linux и macOS")
 
-    _make(venv, "setup-test")                      # цель установки make test
-    assert _installs(log) == [set(), {"test", "class"}], "make test доставляет только extra test и class, курс уже стоит"
+
+@FAKE_PYTHON
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_make_lab_installs_no_test_tools_and_make_test_adds_them(tmp_path, runner):
+    venv, log = recording_venv(tmp_path)
+    run_course(runner, venv, "setup")               # та же установка, что у make lab и make fresh
+    assert installs(log) == [{"lab"}], f"{runner} setup ставит не только курс: {calls(log)}"
+    learner = _packages({"lab"})
+    assert not learner & TEST_TOOLS, f"ученику ставятся инструменты проверок: {sorted(learner & TEST_TOOLS)}"
+    for target in (["lab", f"WORK={tmp_path / 'work'}"], ["fresh", "LESSON=03"]):
+        run_course(runner, venv, *target)
+        assert installs(log) == [{"lab"}], f"{runner} {target[0]} после setup снова ставит пакеты"
+    assert calls(log)[-1] == ["tools/workspace.py", "--work", "work", "--fresh", "03"]
+
+    run_course(runner, venv, "setup-test")          # установка make test
+    assert installs(log) == [{"lab"}, {"lab", "test", "class"}], "make test доставляет extra test и class поверх курса"
     assert TEST_TOOLS <= _packages({"test"}) - learner
     assert {"jupyterhub", "nbgrader"} <= _packages({"class"}) - learner, "ученику ставятся инструменты класса (JupyterHub, nbgrader)"
     for target in ("test", "lab", "notebooks", "class"):
-        assert "pip install" not in _make(venv, "-n", target), f"make {target} после make test снова ставит пакеты"
+        run_course(runner, venv, target)
+        assert len(installs(log)) == 2, f"{runner} {target} после setup-test снова ставит пакеты: {calls(log)[-3:]}"
 
-    first_test, _ = _recording_venv(tmp_path / "first-make-test")     # новичок начал с make test
-    _make(first_test, "setup-test")
-    assert "pip install" not in _make(first_test, "-n", "lab"), "make lab после make test снова ставит пакеты"
+    first_test, first_log = recording_venv(tmp_path / "first-make-test")     # новичок начал с make test
+    run_course(runner, first_test, "setup-test")
+    run_course(runner, first_test, "lab")
+    assert installs(first_log) == [{"lab"}, {"lab", "test", "class"}], "make lab после make test снова ставит пакеты"
+
+
+@FAKE_PYTHON
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_make_test_passes_its_variables_to_pytest_and_prints_its_seconds(tmp_path, runner):
+    venv, log = recording_venv(tmp_path)
+    run_course(runner, venv, "setup-test")
+    done = run_course(runner, venv, "test", "LESSON=03", "MARKS=", "WORKERS=2", "PYTEST_ARGS=-x -k 'soft and not slow'")
+    assert calls(log)[-1] == ["-m", "pytest", "-n", "2", "--dist", "loadscope", "-m", "", "--lesson", "03",
+                              "-x", "-k", "soft and not slow"]
+    name = "make" if runner == "make" else "python course.py"
+    assert re.search(rf"^{name} test: \d+ с$", done.stdout, re.M), done.stdout
+    run_course(runner, venv, "test")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert calls(log)[-1] == ["-m", "pytest", "-n", str(cores + 1), "--dist", "loadscope", "-m", "not slow"]
+
+    failed = run_course(runner, venv, "test", check=False, FAKE_PYTEST_EXIT="1")
+    assert failed.returncode == (2 if runner == "make" else 1), "упал pytest — падает и make test"
+    assert re.search(rf"^{name} test: \d+ с$", failed.stdout, re.M), "время печатается и при падении"
 
 
 # ---------------------------------------------------------------- сам make lab
@@ -182,16 +233,24 @@ def _stop(process):
             process.wait(timeout=10)
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="make lab — для Linux и macOS")
-@pytest.mark.parametrize("ui", ["lab", "notebook"])     # JupyterLab и Jupyter Notebook 7 (make lab UI=notebook)
-def test_make_lab_starts_answers_with_its_token_and_saves_into_work(tmp_path, ui):
+@pytest.mark.skipif(os.name == "nt", reason="группа процессов (killpg) — Linux и macOS")
+@pytest.mark.parametrize("runner, ui", [
+    pytest.param("make", "lab", marks=MAKE_ONLY),
+    pytest.param("make", "notebook", marks=MAKE_ONLY),     # Jupyter Notebook 7 (make lab UI=notebook)
+    ("course.py", "lab"),                                   # python course.py lab — как на Windows, без make
+])
+def test_make_lab_starts_answers_with_its_token_and_saves_into_work(tmp_path, runner, ui):
     work, port = tmp_path / "work", free_port()
     # Как в папке курса: над work/ лежит jupytext.toml, который связывает .ipynb и .py уроков.
     (tmp_path / "jupytext.toml").write_bytes((ROOT / "jupytext.toml").read_bytes())
     env = isolated_env(tmp_path / "state")
-    stamp = pathlib.Path(sys.prefix) / ".installed-lab"
-    command = ["make", "--no-print-directory", "-o", str(stamp), "lab", f"UI={ui}", f"VENV={sys.prefix}", f"WORK={work}",
-               f"LAB_ARGS=--no-browser --ServerApp.port={port} --ServerApp.port_retries=0"]
+    if runner == "course.py":
+        env = {k: v for k, v in env.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    # SKIP_INSTALL=yes: окружение — то, в котором идёт тест (и в окружении нижних границ ничего не переставится).
+    variables = ["lab", f"UI={ui}", f"VENV={sys.prefix}", f"WORK={work}", "SKIP_INSTALL=yes",
+                 f"LAB_ARGS=--no-browser --ServerApp.port={port} --ServerApp.port_retries=0"]
+    command = (["make", "--no-print-directory", *variables] if runner == "make"
+               else [sys.executable, str(ROOT / "course.py"), *variables])
     log_path = tmp_path / "make-lab.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
@@ -201,7 +260,7 @@ def test_make_lab_starts_answers_with_its_token_and_saves_into_work(tmp_path, ui
         while found is None:
             output = log_path.read_text(encoding="utf-8", errors="replace")
             found = TOKEN_URL.search(output)
-            assert process.poll() is None, f"make lab завершился с кодом {process.returncode}:\n{output[-3000:]}"
+            assert process.poll() is None, f"{runner} lab завершился с кодом {process.returncode}:\n{output[-3000:]}"
             assert time.monotonic() < deadline, f"make lab не напечатал адрес с токеном за {START_TIMEOUT} с:\n{output[-3000:]}"
             time.sleep(0.3)
         assert int(found.group(1)) == port
@@ -213,6 +272,7 @@ def test_make_lab_starts_answers_with_its_token_and_saves_into_work(tmp_path, ui
 
         output = log_path.read_text(encoding="utf-8", errors="replace")
         is_root = os.geteuid() == 0
+        assert ("make:" if runner == "make" else "python course.py:") in output or not is_root, output[:2000]
         assert ("--allow-root" in output) == is_root and ("вы root" in output) == is_root, output[:2000]
 
         status, listing = _get(f"{base}/api/contents", token)

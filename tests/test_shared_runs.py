@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -125,3 +126,33 @@ def test_start_empties_the_folder_unless_kept_and_a_set_folder_is_left_alone(tmp
     assert shared_runs.start("fresh", tmp_path / "elsewhere") == folder and (folder / "new.npz").exists()
     monkeypatch.delenv(shared_runs.VARIABLE)
     assert shared_runs.start("off", folder) is None
+
+
+WAITER = """
+import sys, time
+import numpy as np
+from tools import shared_runs
+
+def train():
+    time.sleep(float(sys.argv[2]))                       # учим долго: второй процесс успевает прийти и ждать
+    return {"loss": np.array([1.0])}
+
+shared = shared_runs.SharedRuns(sys.argv[1])
+shared.fetch_or_train("train_gpt", (("steps", 7),), train)
+print(shared.trained, shared.loaded)
+"""
+
+
+def test_two_processes_at_once_train_once_the_second_waits_on_the_lock(tmp_path):
+    """Два процесса просят один прогон одновременно: блокировка (filelock) держит второго, пока учит первый,
+    и второй читает готовое. Без блокировки оба увидели бы пустую папку и учили бы оба."""
+    command = [sys.executable, "-c", WAITER, str(tmp_path)]
+    first = subprocess.Popen([*command, "3"], cwd=shared_runs.ROOT, stdout=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".*.lock")):                # первый взял блокировку и учит
+        assert first.poll() is None and time.monotonic() < deadline, "первый процесс не дошёл до блокировки"
+        time.sleep(0.05)
+    second = subprocess.run([*command, "0"], cwd=shared_runs.ROOT, capture_output=True, text=True, timeout=120)
+    assert first.wait(timeout=120) == 0 and second.returncode == 0, second.stderr[-2000:]
+    outputs = [first.stdout.read().strip(), second.stdout.strip()]
+    assert outputs == ["['train_gpt'] []", "[] ['train_gpt']"], f"учил не один процесс: {outputs}"

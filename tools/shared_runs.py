@@ -17,8 +17,9 @@
 course_lib, собираются без вызова их кода (`__new__` и поля). Чужой или испорченный файл — не прогон: его
 пропускаем и учим сами.
 
-Параллельно: на каждый ключ — блокировка fcntl; второй процесс ждёт первого (не дольше WAIT секунд), потом
-читает готовый прогон. Упал первый — блокировку снимает система, и учит второй.
+Параллельно: на каждый ключ — блокировка файла (пакет filelock: flock на Linux и macOS, msvcrt на Windows);
+второй процесс ждёт первого (не дольше WAIT секунд), потом читает готовый прогон. Упал первый — блокировку
+снимает система, и учит второй.
 """
 
 import hashlib
@@ -31,6 +32,7 @@ import sys
 import time
 
 import numpy as np
+from filelock import FileLock, Timeout
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "test-artifacts" / "shared-runs"
@@ -38,12 +40,6 @@ VARIABLE = "COURSE_TEST_SHARED_RUNS"
 WAIT = 900                       # секунд ждать чужого обучения, потом учить самим
 ENV = ("NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
        "MKL_NUM_THREADS", "OPENBLAS_CORETYPE")
-
-try:
-    import fcntl
-except ImportError:              # Windows: общих прогонов нет, каждый учит сам
-    fcntl = None
-
 
 class Unshareable(Exception):
     """Прогон нельзя записать без pickle (в нём функция или объект не из course_lib): учим, но не делимся."""
@@ -200,19 +196,15 @@ class SharedRuns:
 
     def fetch_or_train(self, kind, key, train):
         digest = key_digest(kind, key, self.code)
-        if digest is None or fcntl is None or not self.folder.is_dir():
+        if digest is None or not self.folder.is_dir():
             return train()
         path = self.folder / f"{kind}-{digest}.npz"
-        with open(self.folder / f".{digest}.lock", "a") as lock:
-            deadline = time.monotonic() + WAIT
-            while True:                                             # ждём того, кто учит этот прогон сейчас
-                try:
-                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        return train()
-                    time.sleep(0.2)
+        lock = FileLock(self.folder / f".{digest}.lock")
+        try:
+            lock.acquire(timeout=WAIT, poll_interval=0.2)           # ждём того, кто учит этот прогон сейчас
+        except Timeout:
+            return train()
+        try:
             if path.exists():
                 try:
                     run = load(path)
@@ -228,6 +220,8 @@ class SharedRuns:
             except Unshareable:
                 pass
             return run
+        finally:
+            lock.release()
 
 
 def start(mode="fresh", folder=FOLDER):
