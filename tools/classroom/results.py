@@ -91,7 +91,7 @@ def folder_learners(folders):
             problems.append(f"в папке {folder} нет work/ ученика (и сама она не work/: в ней нет отметки "
                             f"{MARKER}, которую кладёт make lab); пропускаю")
             continue
-        if not name or name in ("/", "."):
+        if not name:                                      # «/» или «/work»: папки над ней нет
             problems.append(f"у папки {folder} не понять имя ученика: положите её в папку с именем ученика "
                             f"(anna/work); пропускаю")
         elif name in seen and os.path.realpath(work) == os.path.realpath(seen[name][1]):
