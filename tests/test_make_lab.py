@@ -28,6 +28,7 @@ from _jupyter_server import free_port, isolated_env
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+import course  # noqa: E402
 from tools import workspace  # noqa: E402
 from tools.lowest_requirements import requirement_name, requirements  # noqa: E402
 
@@ -125,9 +126,16 @@ def calls(log):
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
 
 
+# Внешний `make test MARKS=` (так его зовёт CI) кладёт MARKS='' и в окружение pytest, а make внутри теста принял бы
+# её за заданную: тест «make test без переменных» получил бы -m ''. Поэтому переменные курса из окружения убираются.
+COURSE_VARIABLES = {*course.COMMON, *(v for c in course.COMMANDS.values() for v in c.variables)}
+
+
 def direct_env(**extra):
-    """Окружение для python course.py «из консоли»: без MAKELEVEL (его оставил бы внешний make test)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    """Окружение для python course.py «из консоли»: без MAKELEVEL и без переменных курса, которые оставил бы
+    внешний make test (make передаёт заданные ему переменные в окружение своих команд)."""
+    drop = {"MAKELEVEL", "MAKEFLAGS", "MFLAGS", *COURSE_VARIABLES}
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     return {**env, **extra}
 
 
