@@ -24,7 +24,7 @@ NOT_DECLARED = {
 
 
 def _local_modules():
-    names = {"course_lib", "tools", "tests"}
+    names = {"course_lib", "tools", "tests"} | {p.stem for p in ROOT.glob("*.py")}   # course.py, conftest.py
     for folder in ("tests", "tools"):
         names |= {p.stem for p in (ROOT / folder).glob("*.py")} | {p.name for p in (ROOT / folder).iterdir() if p.is_dir()}
     return names
