@@ -7,7 +7,8 @@
 (Scripts\\python.exe, отказ классу); pathlib, shutil и subprocess импортированы до подмены и остаются
 POSIX-овыми (pathlib видит прежнее os.name): файлы по-прежнему на Linux. Чего подражание не ловит: пути с
 обратной косой, блокировки файлов, кодировку консоли, os.getuid (без него не живёт pytest на Linux),
-поведение настоящих cmd и PowerShell.
+поведение настоящих cmd и PowerShell. И наоборот: Popen.kill() здесь падает (subprocess на Linux берёт
+signal.SIGKILL, а на Windows — TerminateProcess), так что ядро, которое Jupyter добивает, тут даёт ошибку.
 """
 
 import importlib.abc
