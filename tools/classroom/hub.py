@@ -22,7 +22,7 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-from tools.classroom import accounts, limits, memory_cgroup
+from tools.classroom import accounts, handout_guard, limits, memory_cgroup
 from tools.classroom.processes import alive, class_processes, end, free_port, read_pid
 
 ROOT = accounts.ROOT
@@ -113,7 +113,8 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
     old = load_settings(state)
     running = [p for p in (read_pid(state / "jupyterhub.pid"), read_pid(state / "proxy.pid")) if p and alive(p)]
     if old and running:
-        asked = {"host": host, "port": int(port), "teacher": teacher, "learners": names, "memory": memory_limit}
+        asked = {"host": host, "port": int(port), "teacher": teacher, "learners": names, "memory": memory_limit,
+                 "solutions": bool(solutions)}
         if all(old.get(k) == v for k, v in asked.items()) and bool(old["cert"]) == bool(cert):
             print(f"make class: класс уже идёт — {address(old)} (остановить: make class-stop)")
             return {**old, "made": []}
@@ -125,7 +126,7 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
     settings = {
         "host": host, "port": int(port), "teacher": teacher, "learners": names,
         "cert": str(pathlib.Path(cert).resolve()) if cert else "", "key": str(pathlib.Path(key).resolve()) if key else "",
-        "memory": memory_limit, "proxy": find_proxy(), "singleuser": str(BIN / "jupyterhub-singleuser"),
+        "memory": memory_limit, "solutions": bool(solutions), "proxy": find_proxy(), "singleuser": str(BIN / "jupyterhub-singleuser"),
         # внутренние порты те же после перезапуска: серверы учеников помнят адрес API хаба
         "hub_port": (old or {}).get("hub_port") or free_port(),
         "proxy_api_port": (old or {}).get("proxy_api_port") or free_port(),
@@ -140,8 +141,10 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         if created:
             made.append(name)
     accounts.check_reachable(entries[0], sys.executable)
+    handout_guard.reopen(state)     # копию уроков делает сам ученик: lessons/ ему нужен открытым
     with ThreadPoolExecutor(max_workers=4) as pool:   # work/ всех учеников сразу: каждая — свой процесс
         list(pool.map(lambda entry: accounts.prepare_work(entry, sys.executable, solutions=solutions), entries))
+    closed = [] if solutions else handout_guard.close(state)    # SOLUTIONS=no: ответы закрыты до входа учеников
     (state / "class.json").write_text(json.dumps(settings, ensure_ascii=False, indent=1), encoding="utf-8")
 
     log = open(state / "jupyterhub.log", "ab")
@@ -160,7 +163,7 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         time.sleep(0.3)
     else:
         raise ClassError(f"JupyterHub не ответил за {wait} с; журнал: {state / 'jupyterhub.log'}")
-    settings["made"] = made
+    settings["made"], settings["closed"] = made, closed
     return settings
 
 
@@ -178,9 +181,11 @@ def stop(state):
     что их процессов нет. Работа учеников — файлы в их work/, её остановка не трогает.
     """
     state = pathlib.Path(state).resolve()
+    opened = handout_guard.reopen(state)          # SOLUTIONS=no закрывал папки курса — открываем
+    reopened = [f"ученикам снова открыто: {', '.join(opened)}"] if opened else []
     settings = load_settings(state)
     if settings is None:
-        return ["класс здесь не запускался (нет class/state/class.json) — останавливать нечего"]
+        return ["класс здесь не запускался (нет class/state/class.json) — останавливать нечего", *reopened]
     hub = [p for p in (read_pid(state / "jupyterhub.pid"), read_pid(state / "proxy.pid")) if p and alive(p)]
     learners = class_processes(settings, state)
     end(hub + learners, grace=10)
@@ -193,7 +198,7 @@ def stop(state):
     if learners or leftovers:
         report.append(f"остановлены серверы и ядра учеников и culler: процессов {len(learners) + leftovers}")
     report.append("работа учеников в их work/ осталась; запустить снова: make class")
-    return report
+    return report + reopened
 
 
 def status(state):
@@ -222,6 +227,7 @@ def welcome(settings, state):
              f"закрывается через {limits.KERNEL_IDLE_SECONDS // 60} мин, сервер — через {limits.SERVER_IDLE_SECONDS // 60} мин",
              f"  журнал: {state / 'jupyterhub.log'}",
              "  остановить: make class-stop (работа учеников в их ~/work остаётся)"]
+    lines += [f"  {line}" for line in settings.get("closed", [])]
     if settings.get("made"):
         lines.insert(1, f"  новые записи системы: {', '.join(settings['made'])}")
     if settings["host"] not in ("127.0.0.1", "localhost", "::1") and not settings["cert"]:
