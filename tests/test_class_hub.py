@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import pathlib
-import pwd
 import secrets
 import socket
 import subprocess
@@ -19,6 +18,11 @@ import sys
 import time
 
 import pytest
+
+from posix_only import skip_module_without
+
+skip_module_without("pwd", "os.geteuid", "signal.SIGKILL")      # класс — только Linux; до import pwd
+import pwd  # noqa: E402
 
 from tests.hub_client import Hub, KernelDied, describe, kill, processes_of
 from tools.classroom.processes import alive
