@@ -4,7 +4,8 @@
     sudo make class-stop           # = python -m tools.classroom.hub stop
     sudo make class-status         # = python -m tools.classroom.hub status
 
-Состояние (база хаба, секрет куки, пароли-хэши, ключ службы, журнал, PID) — в class/state/ (не в git).
+Состояние (база хаба, секрет куки, пароли-хэши, ключ службы, журнал, PID, спул вердиктов verdicts/ и секрет
+их подписи verdict-secret) — в class/state/ (не в git, папка 0700: ученику туда не заглянуть).
 Настройки JupyterHub — class/jupyterhub_config.py; пределы ученика — tools/classroom/limits.py.
 """
 
@@ -130,8 +131,10 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         # внутренние порты те же после перезапуска: серверы учеников помнят адрес API хаба
         "hub_port": (old or {}).get("hub_port") or free_port(),
         "proxy_api_port": (old or {}).get("proxy_api_port") or free_port(),
+        "verdicts_port": (old or {}).get("verdicts_port") or free_port(),     # служба class-verdicts
     }
     secret_file(state / "service-token", lambda: secrets.token_hex(32))
+    secret_file(state / "verdict-secret", lambda: secrets.token_hex(32))   # подпись вердиктов: только root
 
     accounts.check_paths(sys.executable)          # до первой записи: ничего не сделано наполовину
     made, entries = [], []
