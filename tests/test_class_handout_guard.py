@@ -7,7 +7,6 @@
 import json
 import os
 import pathlib
-import pwd
 import secrets
 import shutil
 import stat
@@ -17,8 +16,13 @@ import tempfile
 
 import pytest
 
-from tests.hub_client import kill, processes_of
-from tools.classroom import accounts, handout_guard, hub
+from posix_only import skip_module_without
+
+skip_module_without("pwd", "os.geteuid")      # класс — только Linux; до import pwd
+import pwd  # noqa: E402
+
+from tests.hub_client import kill, processes_of  # noqa: E402
+from tools.classroom import accounts, handout_guard, hub  # noqa: E402
 
 if os.geteuid() != 0:
     if os.environ.get("CI"):

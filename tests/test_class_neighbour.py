@@ -13,7 +13,6 @@
 import hashlib
 import os
 import pathlib
-import pwd
 import secrets
 import subprocess
 import sys
@@ -22,8 +21,13 @@ import urllib.request
 
 import pytest
 
-from tests.hub_client import Hub, kill, processes_of
-from tools.classroom.processes import alive, free_port, listeners, port_free
+from posix_only import skip_module_without
+
+skip_module_without("pwd", "os.geteuid")      # класс — только Linux; до import pwd
+import pwd  # noqa: E402
+
+from tests.hub_client import Hub, kill, processes_of  # noqa: E402
+from tools.classroom.processes import alive, free_port, listeners, port_free  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
