@@ -28,6 +28,7 @@ TOKENS = {                                  # ключ -> что о нём ск�
     "boris-key": {"kind": "user", "name": "boris", "scopes": [verdicts.SCOPE]},
     "no-scope-key": {"kind": "user", "name": "vera", "scopes": ["users:activity!user=vera"]},
     "service-key": {"kind": "service", "name": "class-tools", "scopes": [verdicts.SCOPE]},
+    "odd-name-key": {"kind": "user", "name": "../boris", "scopes": [verdicts.SCOPE]},
 }
 GOOD = {"lesson": "02", "exercise": "check_softmax", "status": "solved", "message": "✅ softmax работает",
         "answer": "my_softmax"}
@@ -89,7 +90,7 @@ def spool_lines(state, learner):
 
 @pytest.mark.parametrize("token, said", [
     (None, "нет ключа"), ("guessed-key", "ключ не принят хабом"), ("no-scope-key", verdicts.SCOPE),
-    ("service-key", "ключ не ученика")])
+    ("service-key", "ключ не ученика"), ("odd-name-key", "не может быть учётной записью")])
 def test_no_or_foreign_key_is_403_and_nothing_written(service, token, said):
     state, url = service
     code, reply = post(url, GOOD, token)
