@@ -64,6 +64,7 @@ c.JupyterHub.services = [
         "command": [sys.executable, "-m", "jupyterhub_idle_culler",
                     f"--timeout={limits.SERVER_IDLE_SECONDS}", f"--cull-every={limits.SERVER_CULL_INTERVAL}"],
         "cwd": str(STATE),
+        "environment": {"CLASS_STATE": str(STATE)},
     },
     {
         "name": "class-tools",
@@ -95,3 +96,7 @@ c.JupyterHub.load_roles = [
         "services": ["class-tools"],
     },
 ]
+
+# --- свой класс: make class-stop узнаёт процессы этого класса по CLASS_STATE в их окружении (ядра наследуют его
+# от сервера) — соседний класс на той же машине и процессы тех же записей вне хаба не трогаются ---
+c.Spawner.environment = {**c.Spawner.environment, "CLASS_STATE": str(STATE)}

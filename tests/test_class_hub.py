@@ -11,9 +11,7 @@ import hashlib
 import json
 import os
 import pathlib
-import pwd
 import secrets
-import socket
 import stat
 import subprocess
 import sys
@@ -21,8 +19,13 @@ import time
 
 import pytest
 
+from posix_only import skip_module_without
+
+skip_module_without("pwd", "os.geteuid", "signal.SIGKILL")      # класс — только Linux; до import pwd
+import pwd  # noqa: E402
+
 from tests.hub_client import Hub, KernelDied, describe, kill, processes_of
-from tools.classroom.processes import alive
+from tools.classroom.processes import alive, class_pid, free_port
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable          # то же окружение, что у теста (в CI — и окружение нижних границ)
@@ -33,12 +36,6 @@ if os.geteuid() != 0:
     if os.environ.get("CI"):
         pytest.fail("tests/test_class_hub.py: в CI тест класса обязателен, а он запущен не от root", pytrace=False)
     pytest.skip("класс (make class) делает записи системы — этот тест идёт только от root", allow_module_level=True)
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def hub_cli(*args, timeout=180):
@@ -72,15 +69,18 @@ def klass(tmp_path_factory):
     learners, teacher = [prefix + s for s in "abc"], prefix + "t"
     folder = tmp_path_factory.mktemp("class")
     (folder / "learners.txt").write_text("# ученики теста\n" + "\n".join(learners) + "\n", encoding="utf-8")
-    state, port = folder / "state", free_port()
-    args = ["--learners", str(folder / "learners.txt"), "--state", str(state), "--host", "127.0.0.1",
-            "--port", str(port), "--teacher", teacher, "--memory", f"{MEMORY_MB}M"]
-    info = {"learners": learners, "teacher": teacher, "state": state, "args": args, "folder": folder,
-            "hub": Hub(port, state), "kernels": {}}
+    state = folder / "state"
+    info = {"learners": learners, "teacher": teacher, "state": state, "folder": folder, "kernels": {}}
     try:
-        started = time.monotonic()
-        done = hub_cli("start", *args)
-        info["start_seconds"] = time.monotonic() - started
+        for attempt in range(3):       # порт свободен при пробе, но до запуска хаба его может занять сосед
+            port = free_port()
+            args = ["--learners", str(folder / "learners.txt"), "--state", str(state), "--host", "127.0.0.1",
+                    "--port", str(port), "--teacher", teacher, "--memory", f"{MEMORY_MB}M"]
+            started = time.monotonic()
+            done = hub_cli("start", *args)
+            if not (done.returncode == 2 and f"порт {port} на 127.0.0.1 уже занят" in done.stderr):
+                break
+        info.update(args=args, hub=Hub(port, state), start_seconds=time.monotonic() - started)
         assert done.returncode == 0, f"make class не запустил класс:\n{done.stdout}\n{done.stderr}"
         info["welcome"] = done.stdout
         yield info
@@ -88,11 +88,8 @@ def klass(tmp_path_factory):
         for kernel in info["kernels"].values():
             kernel.close()
         hub_cli("stop", "--state", str(state), timeout=120)
-        for pid_file in ("jupyterhub.pid", "proxy.pid"):            # на случай, если stop не смог
-            try:
-                kill([int((state / pid_file).read_text())])
-            except (OSError, ValueError):
-                pass
+        for pid_file in ("jupyterhub.pid", "proxy.pid"):            # на случай, если stop не смог:
+            kill([pid for pid in [class_pid(state / pid_file, state)] if pid])   # только процесс этого класса
         for name in [teacher, *learners]:
             try:
                 uid = pwd.getpwnam(name).pw_uid

@@ -9,7 +9,6 @@ import csv
 import json
 import os
 import pathlib
-import pwd
 import secrets
 import subprocess
 import sys
@@ -18,9 +17,16 @@ import nbformat
 import numpy as np
 import pytest
 
-from course_lib.exercises import BY_LESSON, _record, check_softmax
-from tools import workspace
-from tools.classroom import collect, results, verdicts
+from posix_only import skip_module_without
+
+# make results читает папки учеников без перехода по ссылкам (O_NOFOLLOW, O_DIRECTORY) — Linux и macOS;
+# на Windows python course.py results отказывает по-русски (tests/test_course_cli.py). До import pwd.
+skip_module_without("pwd", "os.geteuid", "os.O_NOFOLLOW", "os.O_DIRECTORY")
+import pwd  # noqa: E402
+
+from course_lib.exercises import BY_LESSON, _record, check_softmax  # noqa: E402
+from tools import workspace  # noqa: E402
+from tools.classroom import collect, results, verdicts  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXERCISES = [(lesson, name) for lesson, names in BY_LESSON.items() for name in names]

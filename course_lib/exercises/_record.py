@@ -21,6 +21,10 @@ import pathlib
 
 MARKER = ".course-work"
 RECORD = ".verdicts.jsonl"
+# На Windows нет O_NOFOLLOW (ссылки там по умолчанию создаёт только администратор), а без O_BINARY os.open
+# открывает файл в текстовом режиме (\n -> \r\n). Без getattr проверка в work/ на Windows падала бы с AttributeError.
+NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+BINARY = getattr(os, "O_BINARY", 0)
 
 SEND_TIMEOUT = 5        # секунд на ответ службы: дольше проверка ученика ждать не должна
 _noted = False          # заметку «не записано» печатаем один раз на ядро
@@ -57,7 +61,7 @@ def record(exercise, candidate, result):
                        "answer": answer}, ensure_ascii=False) + "\n"
     try:
         # одна запись write с O_APPEND: строки ядер, которые пишут одновременно, не перемешиваются
-        fd = os.open(folder / RECORD, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fd = os.open(folder / RECORD, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NO_FOLLOW | BINARY, 0o600)
         try:
             os.write(fd, line.encode("utf-8"))
         finally:

@@ -22,7 +22,6 @@ import csv
 import io
 import os
 import pathlib
-import pwd
 import re
 import sys
 
@@ -42,6 +41,8 @@ ACCOUNT = re.compile(r"[a-z_][a-z0-9_-]{0,31}")         # имя учётной 
 
 def hub_learners(listing=LEARNERS):
     """Ученики хаба: имена из class/learners.txt -> ([(имя, их work/)], проблемы)."""
+    import pwd          # здесь, а не наверху: модуль импортируют и там, где pwd нет (тесты на Windows)
+
     try:
         lines = pathlib.Path(listing).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
