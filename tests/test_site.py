@@ -393,7 +393,10 @@ def test_frame_pixels_are_what_the_view_and_painter_draw(browser, site, lesson_w
                 spec = specs[control]
                 at_top = spec["kind"] in ("range", "log") and abs(value - spec["max"]) < 1e-9
                 _press(page, f"#{ident}-{control}", spec["kind"], at_top)
-                frame = data["frames"][_state(page, ident)["frame"]]
+                state = _state(page, ident)
+                if state["live"] is not None:
+                    continue                      # кадра нет: посчитала страница (test_sliders_without_a_frame_…)
+                frame = data["frames"][state["frame"]]
                 size = page.locator(f"#{ident} img.frame").evaluate(
                     "img => img.decode().then(() => [img.naturalHeight, img.naturalWidth])")
                 src = page.locator(f"#{ident} img.frame").get_attribute("src")
@@ -413,7 +416,7 @@ def test_frame_pixels_are_what_the_view_and_painter_draw(browser, site, lesson_w
 
 # ---------------------------------------------------------------- живой счёт (уроки 02–06)
 
-LIVE_LESSONS = ("02",)                  # уроки, чьи проигрыватели считают в странице (03–06 — следом)
+LIVE_LESSONS = ("02", "03")             # уроки, чьи проигрыватели считают в странице (04–06 — следом)
 
 
 @pytest.fixture(scope="session")
@@ -431,8 +434,17 @@ def live_widgets():
 
 def _expected(view):
     """Числа вида (course_lib, numpy), которые живой счёт страницы кладёт в data-numbers, — под теми же именами."""
-    fields = {"SoftmaxView": ("weights", "entropy"), "SoftSearchView": ("scores", "weights", "output", "best", "entropy")}
+    fields = {"SoftmaxView": ("weights", "entropy"), "SoftSearchView": ("scores", "weights", "output", "best", "entropy"),
+              "AttentionView": ("weights", "entropy", "peak")}
     return {name: getattr(view, name) for name in fields[type(view).__name__]}
+
+
+def _printed(view):
+    """Веса, которые таблица страницы печатает первыми (до тысячных): закрытые маской клетки — «—», не числа."""
+    weights = np.asarray(view.weights)
+    mask = getattr(view, "mask", None)
+    shown = weights.ravel() if mask is None else weights[np.broadcast_to(mask, weights.shape)]
+    return [f"{w:.3f}" for w in shown]
 
 
 def _unframed(data, spec, at):
@@ -461,12 +473,21 @@ def test_sliders_without_a_frame_show_numbers_the_page_computed_as_numpy_does(br
             if not data["live"]:
                 continue
             specs = {spec["name"]: spec for spec in data["controls"]}
-            free = data["live"].get("free", data["names"])
-            wanted = list(data["start"])
+            # «free» — ползунки, которые страница считает при любом положении; «covered» — положения остальных,
+            # для которых в странице есть входные числа (случайные Q и K от numpy): туда тоже ставим
+            free, covered = data["live"].get("free", data["names"]), data["live"].get("covered", {})
+            wanted, moved_covered = list(data["start"]), False
             for at, control in enumerate(data["names"]):
-                if control in free and specs[control]["kind"] in ("range", "log"):
+                kind = specs[control]["kind"]
+                if control in free and kind in ("range", "log"):
                     position = _unframed(data, specs[control], at)
                     wanted[at] = wanted[at] if position is None else position
+                elif control in free and kind == "check":
+                    wanted[at] = 1 - wanted[at]
+                elif covered.get(control) and not moved_covered:          # только один такой: пары — по одному
+                    others = [p for p in covered[control] if abs(p - wanted[at]) > 1e-9]
+                    wanted[at] = others[len(others) // 2] if others else wanted[at]
+                    moved_covered = bool(others)
             if wanted == data["start"]:
                 assert data["full"], f"{ident}: нечего сдвинуть"
                 continue                                  # все положения нарисованы (make site): досчитывать нечего
@@ -489,11 +510,12 @@ def test_sliders_without_a_frame_show_numbers_the_page_computed_as_numpy_does(br
                 explorer.controls[control].value = value
             for control in data["names"]:
                 build_site._set_position(explorer.controls[control], shown["live"][control])
-            expected = _expected(explorer.view(**explorer.values()))
+            view = explorer.view(**explorer.values())
+            expected = _expected(view)
             for key, value in expected.items():
                 np.testing.assert_allclose(np.asarray(shown["numbers"][key], dtype=float), np.asarray(value, dtype=float),
                                            rtol=0, atol=1e-6, err_msg=f"{ident} {key} при {shown['live']}")
-            printed = [f"{w:.3f}" for w in np.ravel(expected["weights"])]
+            printed = _printed(view)
             cells = [c for c in shown["cells"] if re.fullmatch(r"\d\.\d{3}", c)]
             assert cells[:len(printed)] == printed, f"{ident}: в таблице не те веса"
             checked += 1

@@ -98,5 +98,63 @@
     }
   };
 
-  root.CourseLive = {kinds: kinds, matrix: matrix, bars: bars, colour: colour, escape: escape, fixed: fixed};
+  function unpack(text) {
+    var bytes = atob(text), buffer = new Uint8Array(bytes.length);
+    for (var i = 0; i < bytes.length; i++) buffer[i] = bytes.charCodeAt(i);
+    return new Float64Array(buffer.buffer);
+  }
+
+  var unpacked = {};
+
+  // Q и K (T, d_model) предложения для пары «d_model/зерно» -> веса каждой головы (h, T, T) при этих ползунках
+  function headWeights(d, key, T, heads, causal, scaled) {
+    if (!unpacked[key]) unpacked[key] = unpack(d.pairs[key]);
+    var flat = unpacked[key], all = d.tokens.length, d_model = flat.length / (2 * all), d_head = d_model / heads;
+    var mask = causal ? A.causalMask(T) : null, weights = [];
+    for (var h = 0; h < heads; h++) {
+      var part = function (offset) {
+        var rows = [];
+        for (var t = 0; t < T; t++) {
+          var start = offset + t * d_model + h * d_head;
+          rows.push(Array.prototype.slice.call(flat, start, start + d_head));
+        }
+        return rows;
+      };
+      // scale: None — 1/√d_head, как у слоя; без деления — 1 (attention_weights: копия слоя со scale = 1.0)
+      weights.push(A.scaledDotProductAttention(part(0), part(all * d_model), null, mask, scaled ? null : 1, false).weights);
+    }
+    return {weights: weights, mask: mask};
+  }
+
+  // Уроки 03 и 06, главный исследователь: T, маска, √d_k, запрос и голова — при любых d_k, головах и зерне,
+  // для которых Q и K положены в страницу
+  kinds.attention = {
+    covers: function (d, v) { return !!d.pairs[(v.heads * v.d_k) + "/" + v.seed]; },
+    compute: function (d, v) {
+      var T = Math.max(1, Math.min(v.T, d.tokens.length)), tokens = d.tokens.slice(0, T);
+      var query = Math.max(0, Math.min(v.query, T - 1)), head = Math.max(1, Math.min(v.head, v.heads));
+      var got = headWeights(d, (v.heads * v.d_k) + "/" + v.seed, T, v.heads, !!v.causal, !!v.scaled);
+      var rows = got.weights.map(function (w) { return w[query]; });
+      var entropy = rows.map(A.entropy), peak = rows.map(function (r) { return Math.max.apply(null, r); });
+      var notes = [];
+      if (T === 1) notes.push(d.notes.one);
+      if (v.d_k === 1) notes.push(d.notes.d_k_1);
+      var html = got.weights.map(function (w, i) {
+        return matrix(w, tokens, tokens, "голова " + (i + 1), {mask: got.mask, query: query});
+      }).join("") + bars(tokens, rows[head - 1], null, "куда смотрит «" + tokens[query] + "» (голова " + head + ")");
+      var cells = entropy.map(function (H, i) {
+        return "<td style='padding:0 10px'>голова " + (i + 1) + ": H = " + fixed(H, 2) + " бит, max = " + fixed(peak[i], 2) + "</td>";
+      }).join("");
+      var caption = "<b>запрос «" + escape(tokens[query]) + "»</b> (его строка выделена) — энтропия строки (0 — смотрит в одну точку, " +
+        fixed(Math.log2(T), 2) + " — поровну на всех) и наибольший вес:<table><tr>" + cells + "</tr></table>";
+      return {numbers: {weights: got.weights, entropy: entropy, peak: peak}, html: html, caption: caption,
+              message: notes.filter(Boolean).join(" "), limits: {query: [0, T - 1], head: [1, v.heads]},
+              description: ["веса " + v.heads + " голов, T = " + T + (v.causal ? ", с причинной маской" : "") +
+                            (v.scaled ? "" : ", без деления на √d_k")].concat(entropy.map(function (H, i) {
+                              return "голова " + (i + 1) + ", запрос «" + tokens[query] + "»: H = " + fixed(H, 2) + " бит, max = " + fixed(peak[i], 2);
+                            }))};
+    }
+  };
+
+  root.CourseLive = {kinds: kinds, headWeights: headWeights, matrix: matrix, bars: bars, colour: colour, escape: escape, fixed: fixed};
 })(this);
