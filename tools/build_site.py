@@ -283,9 +283,14 @@ class Player:
                         _set_position(self.controls[name], position)
                         self._snap(describe_figure, plain)
             self._reset()
-            from site_live import live_data
-            self.live = live_data(self.explorer, self.start)     # None — без кадра страница не посчитает
+            if not self.complete():                       # без кадра страница досчитает сама (None — не умеет)
+                from site_live import live_data
+                self.live = live_data(self.explorer, self.start)
         return self
+
+    def complete(self):
+        """Нарисованы все сочетания и каждый шаг каждого ползунка: досчитывать странице нечего."""
+        return self.full and all(_stride(self.controls[n], self.budget) == 1 for n in self.names)
 
     def _walk(self, depth):
         from site_describe import describe_figure, plain

@@ -75,9 +75,30 @@ def _attention(explorer, start, view):
             "covered": covered, "notes": {"one": one, "d_k_1": single}}
 
 
+def _permutation(explorer, start, view):
+    """Урок 04: векторы слов X, позиционные кодировки P и W_q, W_k слоя (случайные — от numpy при сборке) и порядок
+    токенов каждого «перемешать» (из вида). Q = (X[порядок] + P) W_q + b, K — так же, веса до и после перестановки
+    и «переехали ли строки и столбцы вместе» считает страница."""
+    from course_lib.nn.positional import sinusoidal_encoding
+    from course_lib.widgets.common import embed_words, random_model
+    from course_lib.widgets.permutation import D_K, HEADS
+    model = random_model(HEADS, D_K, 0)                  # зерно вида по умолчанию: виджет его не меняет
+    tokens = list(view.tokens)
+    X = embed_words(tokens, model.d_model, 0)
+    P = sinusoidal_encoding(len(tokens), model.d_model)
+    shuffle = explorer.controls["shuffle"]
+    orders = [explorer.view(**{**start, "shuffle": s}).order.tolist() for s in range(shuffle.min, shuffle.max + 1)]
+    data = {"kind": "permutation", "tokens": tokens, "first": shuffle.min, "orders": orders,
+            "X": _pack(X), "P": _pack(P), "W_q": _pack(model.W_q.weight.data), "W_k": _pack(model.W_k.weight.data),
+            "b_q": _pack(model.W_q.bias.data), "b_k": _pack(model.W_k.bias.data), "d": model.d_model,
+            "free": ["shuffle", "positional"]}
+    return data
+
+
 # Урок 03, «зачем делить на √d_k» (ScalingView), — не здесь: у каждого d_k свои 4000 случайных пар q, k
 # (d_k чисел в каждом) из генератора numpy, а нарисованы все сочетания каждого 8-го d_k с флажком.
-MAKERS = {"SoftmaxView": _softmax, "SoftSearchView": _soft_search, "AttentionView": _attention}
+MAKERS = {"SoftmaxView": _softmax, "SoftSearchView": _soft_search, "AttentionView": _attention,
+          "PermutationView": _permutation}
 
 
 def live_note(live):
@@ -108,4 +129,7 @@ LIVE_NOTES = {
     "attention": "Без кадра страница считает сама (JavaScript, те же формулы, что в course_lib) любое сочетание T, маски, "
                  "деления на √d_k, запроса и головы: случайные Q и K слоя numpy строит при сборке и кладёт в страницу, "
                  "а оценки, маску, softmax и энтропию считает страница.",
+    "permutation": "Положения без кадра страница считает сама (JavaScript, те же формулы, что в course_lib): векторы слов "
+                   "и матрицы слоя — случайные, от numpy при сборке, порядок — тот же, что в Jupyter; сложение с позициями, "
+                   "Q и K, softmax и сравнение весов — в странице.",
 }

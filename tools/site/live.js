@@ -156,5 +156,58 @@
     }
   };
 
+  function cached(d, name) {
+    d._unpacked = d._unpacked || {};
+    if (!d._unpacked[name]) d._unpacked[name] = unpack(d[name]);
+    return d._unpacked[name];
+  }
+
+  // строки x (T, d) @ W (d, d) + b, как Linear: y = x @ weight + bias
+  function linear(rows, W, b, d) {
+    return rows.map(function (x) {
+      var y = new Array(d);
+      for (var j = 0; j < d; j++) {
+        var total = 0;
+        for (var c = 0; c < d; c++) total += x[c] * W[c * d + j];
+        y[j] = total + b[j];
+      }
+      return y;
+    });
+  }
+
+  // Урок 04: веса исходного порядка и переставленного; позиции — сложение с P до слоя
+  kinds.permutation = {
+    covers: function (d, v) { return v.shuffle - d.first >= 0 && v.shuffle - d.first < d.orders.length; },
+    compute: function (d, v) {
+      var n = d.tokens.length, X = cached(d, "X"), P = cached(d, "P"), dim = d.d;
+      var order = d.orders[v.shuffle - d.first];
+      var input = function (perm) {
+        return perm.map(function (t, i) {
+          var row = [];
+          for (var c = 0; c < dim; c++) row.push(X[t * dim + c] + (v.positional ? P[i * dim + c] : 0));
+          return row;
+        });
+      };
+      var attend = function (rows) {
+        return A.scaledDotProductAttention(linear(rows, cached(d, "W_q"), cached(d, "b_q"), dim),
+                                           linear(rows, cached(d, "W_k"), cached(d, "b_k"), dim), null, null, null, false).weights;
+      };
+      var identity = d.tokens.map(function (t, i) { return i; });
+      var weights = attend(input(identity)), permuted = attend(input(order));
+      var together = permuted.every(function (row, i) {        // np.allclose(permuted, weights[order][:, order])
+        return row.every(function (w, j) { var b = weights[order[i]][order[j]]; return Math.abs(w - b) <= 1e-8 + 1e-5 * Math.abs(b); });
+      });
+      var top = Math.min(1, Math.ceil(Math.max.apply(null, weights.concat(permuted).map(function (r) { return Math.max.apply(null, r); })) * 10) / 10);
+      var moved = order.map(function (t) { return d.tokens[t]; });
+      var verdict = together ? "строки и столбцы переехали вместе: веса те же"
+                             : "веса изменились не только перестановкой: позиции что-то значат";
+      return {numbers: {weights: weights, permuted: permuted, order: order, moved_together: together ? 1 : 0},
+              html: "<p><b>" + escape(verdict) + "</b></p>" + matrix(weights, d.tokens, d.tokens, "исходный порядок", {top: top}) +
+                    matrix(permuted, moved, moved, "после перестановки", {top: top}),
+              caption: "", message: "",
+              description: [verdict, "порядок после перестановки: " + moved.join(" ")]};
+    }
+  };
+
   root.CourseLive = {kinds: kinds, headWeights: headWeights, matrix: matrix, bars: bars, colour: colour, escape: escape, fixed: fixed};
 })(this);
