@@ -68,7 +68,7 @@ COMMANDS = {
     "results": Command("вердикты класса в results/ (FROM=\"anna boris\" — из этих папок с ноутбуков)", {"FROM": ""}, ""),
     "class": Command("класс на одном сервере (JupyterHub, только Linux, от root): см. TEACHERS.md",
                      {"HOST": "127.0.0.1", "PORT": "8000", "TEACHER": "teacher", "SOLUTIONS": "yes",
-                      "CERT": "", "KEY": "", "MEMORY": ""}, "class", posix_only=True),
+                      "CERT": "", "KEY": "", "MEMORY": "", "PIDS": "", "DISK": ""}, "class", posix_only=True),
     "class-stop": Command("остановить класс: серверы и ядра учеников, хаб, прокси (работа учеников остаётся)",
                           {}, "", posix_only=True),
     "class-status": Command("идёт ли класс и у кого запущены серверы", {}, "", posix_only=True),
@@ -185,7 +185,8 @@ def run_command(name, values, python, windows=None, as_root=False):
     if name == "class":
         return [*py, "-m", "tools.classroom.hub", "start", "--host", values["HOST"], "--port", values["PORT"],
                 "--teacher", values["TEACHER"], "--solutions", values["SOLUTIONS"], "--cert", values["CERT"],
-                "--key", values["KEY"], *(["--memory", values["MEMORY"]] if values["MEMORY"] else [])]
+                "--key", values["KEY"], *(["--memory", values["MEMORY"]] if values["MEMORY"] else []),
+                *(["--pids", values["PIDS"]] if values["PIDS"] else []), *(["--disk", values["DISK"]] if values["DISK"] else [])]
     if name == "class-stop":
         return [*py, "-m", "tools.classroom.hub", "stop"]
     if name == "class-status":
