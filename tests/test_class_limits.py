@@ -117,3 +117,64 @@ def test_a_home_bigger_than_the_cap_is_refused_and_left_alone(account, tmp_path)
     assert not (tmp_path / "state" / "disks" / f"{account.pw_name}.ext4").exists()
     assert shutil.disk_usage(home).total > 64 * 2**20
     assert pwd.getpwnam(account.pw_name)
+
+
+def test_a_kernel_dying_mid_cell_gets_a_russian_explanation_in_that_cell(tmp_path):
+    """Настоящий jupyter_server с class/learner_server_config.py: ядро убито посреди ячейки — в ту же ячейку,
+    раньше status «restarting», приходит error с русским текстом (так его и показывает JupyterLab)."""
+    import json
+    import socket
+    import sys
+    import time
+    import urllib.request
+    import uuid
+
+    import websocket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    token = secrets.token_hex(8)
+    server = subprocess.Popen([sys.executable, "-m", "jupyter_server", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+                               f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}",
+                               f"--config={accounts.ROOT / 'class' / 'learner_server_config.py'}",
+                               *(["--allow-root"] if os.geteuid() == 0 else [])],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "HOME": str(tmp_path)})
+    base = f"127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"http://{base}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, "jupyter_server с настройками класса не поднялся"
+                time.sleep(0.2)
+        made = urllib.request.Request(f"http://{base}/api/kernels?token={token}", data=b"{}", method="POST")
+        kernel = json.loads(urllib.request.urlopen(made, timeout=60).read())["id"]
+        ws = websocket.create_connection(f"ws://{base}/api/kernels/{kernel}/channels?token={token}", timeout=60)
+        msg_id = uuid.uuid4().hex
+        ws.send(json.dumps({"header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "",
+                                       "session": uuid.uuid4().hex, "version": "5.3"},
+                            "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+                            "content": {"code": "import os, time\ntime.sleep(1)\nos.kill(os.getpid(), 9)", "silent": False,
+                                        "store_history": True, "user_expressions": {}, "allow_stdin": False,
+                                        "stop_on_error": True}}))
+        seen = []
+        while not seen or seen[-1][0] != "status restarting":
+            message = json.loads(ws.recv())
+            state = message["content"].get("execution_state", "")
+            seen.append((f"{message['msg_type']} {state}".strip(), message.get("parent_header", {}).get("msg_id") == msg_id,
+                         message["content"]))
+        ws.close()
+        errors = [(ours, content) for kind, ours, content in seen if kind == "error"]
+        assert errors, f"ядро умерло, а в ячейку не пришло объяснения: {[kind for kind, _, _ in seen]}"
+        ours, content = errors[-1]
+        assert ours, "объяснение пришло не в ту ячейку (parent_header не её)"
+        assert content["ename"] == "ЯдроУпало" and "переменные пропали" in content["traceback"][0]
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()

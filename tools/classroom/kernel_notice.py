@@ -89,7 +89,8 @@ def _bytes(frame):
 
 
 def install():
-    """Подменить у канала ядра jupyter_server чтение iopub и реакцию на перезапуск ядра."""
+    """Подменить у канала ядра jupyter_server разбор сообщений ядра (handle_outgoing_message: сообщения
+    с тождествами zmq, до записи в websocket) и реакцию на перезапуск ядра."""
     from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection as Connection
     from jupyter_client.jsonutil import json_default
     from jupyter_server.services.kernels.connection.base import serialize_msg_to_ws_v1
@@ -97,11 +98,12 @@ def install():
     if getattr(Connection, "_attention_notice", False):
         return
     group = memory_group()
-    original_reply = Connection._on_zmq_reply
+    original_outgoing = Connection.handle_outgoing_message
     original_restarted, original_failed = Connection.on_kernel_restarted, Connection.on_restart_failed
 
-    def _on_zmq_reply(self, stream, msg_list):
-        if getattr(stream, "channel", None) == "iopub":
+    def handle_outgoing_message(self, stream, msg_list):
+        channel = stream if isinstance(stream, str) else getattr(stream, "channel", None)
+        if channel == "iopub":
             try:
                 _, fed = self.session.feed_identities(msg_list)
                 unpack = self.session.unpack
@@ -115,7 +117,7 @@ def install():
                         self._attention_running = None
             except Exception:                            # чужой формат сообщения — только не мешать каналу
                 pass
-        return original_reply(self, stream, msg_list)
+        return original_outgoing(self, stream, msg_list)
 
     def tell(self):
         running = getattr(self, "_attention_running", None)
@@ -143,6 +145,6 @@ def install():
         tell(self)
         return original_failed(self)
 
-    Connection._on_zmq_reply = _on_zmq_reply
+    Connection.handle_outgoing_message = handle_outgoing_message
     Connection.on_kernel_restarted, Connection.on_restart_failed = on_kernel_restarted, on_restart_failed
     Connection._attention_notice = True
