@@ -302,12 +302,14 @@ def test_one_learner_filling_the_disk_does_not_stop_the_others(klass):
 import errno, os
 written, failure = 0, None
 try:
-    with open(os.path.expanduser('~/work/big.bin'), 'wb') as out:   # пишет, пока пускают
-        while written < {4 * DISK_MB} * 2**20:
-            out.write(b'x' * 2**20)
-            written += 2**20
-            out.flush()
-        os.fsync(out.fileno())
+    with open(os.path.expanduser('~/work/big.bin'), 'wb', buffering=0) as out:   # пишет, пока пускают
+        for chunk in (2**20, 4096):                 # мегабайтами, потом остаток — блоками по 4 КБ
+            try:
+                while written < {4 * DISK_MB} * 2**20:
+                    written += out.write(b'x' * chunk)
+                    os.fsync(out.fileno())          # место — сразу, а не при записи кэша когда-нибудь
+            except OSError as error:
+                failure = errno.errorcode.get(error.errno)
 except OSError as error:
     failure = errno.errorcode.get(error.errno)
 print(written // 2**20, failure)
@@ -386,6 +388,10 @@ def test_kill_9_of_hub_and_proxy_then_make_class_brings_the_class_back(klass):
     assert done.returncode == 0, f"make class после kill -9 хаба и прокси:\n{done.stdout}\n{done.stderr}"
     assert "новые записи" not in done.stdout
     assert [int((state / f).read_text()) for f in ("jupyterhub.pid", "proxy.pid")] != pids
+    deadline = time.monotonic() + 10                    # culler старого хаба не остаётся вторым рядом с новым
+    while len(cullers_of(state)) != 1 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(cullers_of(state)) == 1, f"culler-ов этого класса: {[describe(p) for p in cullers_of(state)]}"
     assert hub.sign_in(first, klass["password"])[0], "после kill -9 и make class ученик не входит со своим паролем"
     for name, work in works.items():
         assert tree_digest(work) == before[name], f"после kill -9 и make class изменилась work/ ученика {name}"
@@ -396,6 +402,19 @@ def test_kill_9_of_hub_and_proxy_then_make_class_brings_the_class_back(klass):
         assert kernel.run("print(open('после-kill.txt').read() if __import__('os').path.exists('после-kill.txt') "
                           "else 'нет')").strip() == ("моя работа" if name == first else "нет")
     assert results_rows(klass) == verdicts_before, "после kill -9 и make class вердикты класса не те"
+
+
+def cullers_of(state):
+    """PID живых jupyterhub_idle_culler, запущенных в папке состояния state (так их запускает хаб класса)."""
+    found = []
+    for entry in pathlib.Path("/proc").iterdir():
+        try:
+            if (entry.name.isdigit() and b"jupyterhub_idle_culler" in (entry / "cmdline").read_bytes()
+                    and os.readlink(entry / "cwd") == str(state) and alive(int(entry.name))):
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
 
 
 def results_rows(klass):

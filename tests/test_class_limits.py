@@ -102,13 +102,15 @@ def test_home_moves_into_its_image_and_is_capped(account, tmp_path):
     # после перезагрузки (образ не смонтирован) дом пуст, а make class монтирует тот же образ с той же работой
     assert disk.release(home)
     assert list(home.iterdir()) == [], "прежние файлы дома остались под образом — make results увидел бы старую работу"
-    note = disk.ensure_home_image(account, state, 64 * 2**20)
+    note = disk.ensure_home_image(account, state, None)        # и с DISK=no прежний образ монтируется
     assert note and "смонтирован снова" in note
     assert (home / "work" / "моя.ipynb").read_text(encoding="utf-8") == "работа до образа"
 
 
 def test_a_home_bigger_than_the_cap_is_refused_and_left_alone(account, tmp_path):
     home = pathlib.Path(account.pw_dir)
+    assert disk.ensure_home_image(account, tmp_path / "state", None) is None    # DISK=no, образа нет: дом как есть
+    assert disk.mounted_source(home) is None
     with open(home / "большой.bin", "wb") as out:
         out.write(os.urandom(60 * 2**20))
     with pytest.raises(disk.DiskError, match="поднимите DISK="):

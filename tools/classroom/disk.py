@@ -102,12 +102,17 @@ def make_image(image, size, entry):
 
 
 def ensure_home_image(entry, state, size):
-    """Дом ученика entry — на его образе; -> строка для отчёта или None, если уже был."""
+    """Дом ученика entry — на его образе; -> строка для отчёта или None, если уже был.
+
+    size None (DISK=no): новых образов нет, но уже сделанный образ монтируется — иначе работа ученика пропала бы
+    с глаз после перезагрузки."""
     home = pathlib.Path(entry.pw_dir)
     image = image_of(state, entry.pw_name)
     source = mounted_source(home)
     if source is not None:
         return None                                           # уже смонтирован (хаб перезапущен)
+    if size is None and not image.exists():
+        return None                                           # DISK=no и образа не было: дом как есть
     missing = missing_tools()
     if missing:
         raise DiskError(f"для места учеников (DISK=) нужны программы {', '.join(missing)}: apt-get install e2fsprogs "

@@ -23,7 +23,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from tools.classroom import accounts, disk, limits, memory_cgroup
-from tools.classroom.processes import alive, class_processes, end, free_port, read_pid
+from tools.classroom.processes import alive, class_processes, cullers, end, free_port, read_pid
 
 ROOT = accounts.ROOT
 STATE = ROOT / "class" / "state"
@@ -143,15 +143,16 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         if created:
             made.append(name)
     accounts.check_reachable(entries[0], sys.executable)
-    if disk_limit:                                # дом каждого — свой образ: до work/, чтобы она легла в образ
-        for entry in entries:
-            note = disk.ensure_home_image(entry, state, disk_limit)
-            if note:
-                print(f"make class: {note}")
+    for entry in entries:                         # дом каждого — свой образ: до work/, чтобы она легла в образ
+        note = disk.ensure_home_image(entry, state, disk_limit)
+        if note:
+            print(f"make class: {note}")
     with ThreadPoolExecutor(max_workers=4) as pool:   # work/ всех учеников сразу: каждая — свой процесс
         list(pool.map(lambda entry: accounts.prepare_work(entry, sys.executable, solutions=solutions), entries))
     (state / "class.json").write_text(json.dumps(settings, ensure_ascii=False, indent=1), encoding="utf-8")
 
+    # хаб убит (kill -9) — его culler остался сиротой: новый хаб запустит свой, второй не нужен
+    end(cullers(state), grace=5)
     log = open(state / "jupyterhub.log", "ab")
     hub = subprocess.Popen([str(BIN / "jupyterhub"), "-f", str(CONFIG)], cwd=state, stdout=log, stderr=log,
                            stdin=subprocess.DEVNULL, start_new_session=True, env={**os.environ, "CLASS_STATE": str(state)})

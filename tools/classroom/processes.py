@@ -53,6 +53,21 @@ def class_processes(settings, state):
     return found
 
 
+def cullers(state):
+    """PID jupyterhub-idle-culler этого класса (хаб запускает его в папке состояния state)."""
+    found = []
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (b"jupyterhub_idle_culler" in (entry / "cmdline").read_bytes()
+                    and os.readlink(entry / "cwd") == str(state) and alive(int(entry.name))):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
 def end(pids, grace=5):
     """SIGTERM, подождать, затем SIGKILL тем, кто ещё жив; -> сколько было живых."""
     pids = [pid for pid in pids if alive(pid)]
