@@ -12,9 +12,8 @@ import hashlib
 import json
 import os
 import pathlib
-import pwd
 import secrets
-import socket
+import stat
 import subprocess
 import sys
 import time
@@ -22,9 +21,14 @@ from urllib.parse import quote
 
 import pytest
 
+from posix_only import skip_module_without
+
+skip_module_without("pwd", "os.geteuid", "signal.SIGKILL")      # класс — только Linux; до import pwd
+import pwd  # noqa: E402
+
 from tests.hub_client import Hub, KernelDied, describe, kill, processes_of
 from tools.classroom import disk, limits
-from tools.classroom.processes import alive
+from tools.classroom.processes import alive, class_pid, free_port
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable          # то же окружение, что у теста (в CI — и окружение нижних границ)
@@ -36,12 +40,6 @@ if os.geteuid() != 0:
     if os.environ.get("CI"):
         pytest.fail("tests/test_class_hub.py: в CI тест класса обязателен, а он запущен не от root", pytrace=False)
     pytest.skip("класс (make class) делает записи системы — этот тест идёт только от root", allow_module_level=True)
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def hub_cli(*args, timeout=180):
@@ -75,15 +73,19 @@ def klass(tmp_path_factory):
     learners, teacher = [prefix + s for s in "abc"], prefix + "t"
     folder = tmp_path_factory.mktemp("class")
     (folder / "learners.txt").write_text("# ученики теста\n" + "\n".join(learners) + "\n", encoding="utf-8")
-    state, port = folder / "state", free_port()
-    args = ["--learners", str(folder / "learners.txt"), "--state", str(state), "--host", "127.0.0.1",
-            "--port", str(port), "--teacher", teacher, "--memory", f"{MEMORY_MB}M", "--disk", f"{DISK_MB}M"]
-    info = {"learners": learners, "teacher": teacher, "state": state, "args": args, "folder": folder,
-            "hub": Hub(port, state), "kernels": {}}
+    state = folder / "state"
+    info = {"learners": learners, "teacher": teacher, "state": state, "folder": folder, "kernels": {}}
     try:
-        started = time.monotonic()
-        done = hub_cli("start", *args)
-        info["start_seconds"] = time.monotonic() - started
+        for attempt in range(3):       # порт свободен при пробе, но до запуска хаба его может занять сосед
+            port = free_port()
+            args = ["--learners", str(folder / "learners.txt"), "--state", str(state), "--host", "127.0.0.1",
+                    "--port", str(port), "--teacher", teacher, "--memory", f"{MEMORY_MB}M",
+                    "--disk", f"{DISK_MB}M"]
+            started = time.monotonic()
+            done = hub_cli("start", *args)
+            if not (done.returncode == 2 and f"порт {port} на 127.0.0.1 уже занят" in done.stderr):
+                break
+        info.update(args=args, hub=Hub(port, state), start_seconds=time.monotonic() - started)
         assert done.returncode == 0, f"make class не запустил класс:\n{done.stdout}\n{done.stderr}"
         info["welcome"] = done.stdout
         yield info
@@ -91,11 +93,8 @@ def klass(tmp_path_factory):
         for kernel in info["kernels"].values():
             kernel.close()
         hub_cli("stop", "--state", str(state), timeout=120)
-        for pid_file in ("jupyterhub.pid", "proxy.pid"):            # на случай, если stop не смог
-            try:
-                kill([int((state / pid_file).read_text())])
-            except (OSError, ValueError):
-                pass
+        for pid_file in ("jupyterhub.pid", "proxy.pid"):            # на случай, если stop не смог:
+            kill([pid for pid in [class_pid(state / pid_file, state)] if pid])   # только процесс этого класса
         for name in [teacher, *learners]:
             try:
                 uid = pwd.getpwnam(name).pw_uid
@@ -165,13 +164,7 @@ def test_lesson_02_exercises_reach_make_results(klass):
     wrong.run(softmax.replace(STUB, WRONG_SOFTMAX))
     for cell in (softmax, lesson_cell("def softmax_solution"), attend, lesson_cell("def attend_one_solution")):
         untouched.run(cell)                             # «Run All» без своего кода: заготовки и решения курса
-    out = klass["folder"] / "results"
-    done = subprocess.run([PYTHON, "-m", "tools.classroom.results", "--learners", str(klass["folder"] / "learners.txt"),
-                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert done.returncode == 0, f"make results упал:\n{done.stdout}\n{done.stderr}"
-    with open(out / "class.csv", encoding="utf-8") as table:
-        rows = list(csv.DictReader(table))
+    rows = list(make_results(klass)[1].values())
     a, b, c = klass["learners"]
     lesson_02 = {(r["learner"], r["exercise"]): (r["status"], r["attempts"]) for r in rows if r["lesson"] == "02"}
     assert lesson_02 == {
@@ -184,6 +177,103 @@ def test_lesson_02_exercises_reach_make_results(klass):
     assert {r["learner"] for r in rows} == {a, b, c}
     hint = next(r["message"] for r in rows if (r["learner"], r["exercise"]) == (b, "check_softmax"))
     assert hint and hint != next(r["message"] for r in rows if (r["learner"], r["exercise"]) == (a, "check_softmax"))
+
+
+def as_learner(name, code):
+    """code в python от имени учётной записи ученика (runuser) -> напечатанное."""
+    done = subprocess.run(["runuser", "-u", name, "--", PYTHON, "-c", code], capture_output=True, text=True,
+                          timeout=60, cwd="/")
+    assert done.returncode == 0, f"python от имени {name} упал:\n{done.stdout}\n{done.stderr}"
+    return done.stdout.strip()
+
+
+def make_results(klass):
+    out = klass["folder"] / "results"
+    done = subprocess.run([PYTHON, "-m", "tools.classroom.results", "--learners", str(klass["folder"] / "learners.txt"),
+                           "--out", str(out), "--state", str(klass["state"])], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, f"make results упал:\n{done.stdout}\n{done.stderr}"
+    with open(out / "class.csv", encoding="utf-8") as table:
+        return done.stdout, {(r["learner"], r["exercise"]): r for r in csv.DictReader(table)}
+
+
+def test_verdicts_are_signed_where_a_learner_cannot_write(klass):
+    """Вердикты ядра — в спуле службы class-verdicts с подписью; ученик не перепишет их ни файлом, ни запросом."""
+    from tools.classroom import verdicts
+
+    a, b, c = klass["learners"]
+    state, secret = klass["state"], verdicts.read_secret(klass["state"])
+    kernel = klass["kernels"][a]
+    seen = json.loads(kernel.run("import os, json\nprint(json.dumps([bool(os.environ.get('JUPYTERHUB_API_TOKEN')), "
+                                 "os.environ.get('CLASS_VERDICTS_URL')]))"))
+    assert seen[0] and seen[1] and seen[1].startswith("http://127.0.0.1:"), f"ядру не дошли ключ или адрес: {seen}"
+    spools = {name: verdicts.spool_path(state, name) for name in (a, b, c)}
+    lines = {name: [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+             for name, path in spools.items()}
+    assert [(x["exercise"], x["status"]) for x in lines[a]] == [("check_softmax", "solved"),
+                                                                  ("check_attend_one", "not_started")], lines[a]
+    assert [(x["exercise"], x["status"]) for x in lines[b]] == [("check_softmax", "wrong")], lines[b]
+    assert all(verdicts.signature_ok(secret, x, name) for name in lines for x in lines[name])
+    for name in (a, b, c):
+        work = pathlib.Path(pwd.getpwnam(name).pw_dir) / "work"
+        assert not (work / ".verdicts.jsonl").exists(), f"на сервере класса вердикт {name} попал в его work/"
+    assert stat.S_IMODE((state / verdicts.SPOOL).stat().st_mode) == 0o700
+    assert {stat.S_IMODE(p.stat().st_mode) for p in spools.values() if p.exists()} == {0o600}
+
+    # ученик (его учётная запись, не ядро) — к спулу и секрету: ни записать, ни прочитать
+    probe = f"""
+import pathlib
+said = []
+for attempt in (lambda: open({str(spools[a])!r}, "a").write("{{}}\\n"),
+                lambda: pathlib.Path({str(state / verdicts.SPOOL / (a + '-copy.jsonl'))!r}).write_text("{{}}"),
+                lambda: pathlib.Path({str(state / verdicts.SECRET)!r}).read_text()):
+    try:
+        attempt()
+        said.append("открылось")
+    except PermissionError:
+        said.append("PermissionError")
+print(said)
+"""
+    assert as_learner(a, probe) == str(["PermissionError"] * 3)
+
+    # запрос службе от ядра a: ключ — его, имя в теле — чужое; без ключа и с выдуманным ключом
+    post = f"""
+import json, os, urllib.request, urllib.error
+def send(body, token):
+    headers = {{"Authorization": "token " + token}} if token else {{}}
+    request = urllib.request.Request(os.environ["CLASS_VERDICTS_URL"], data=json.dumps(body).encode(), headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+body = {{"lesson": "02", "exercise": "check_attend_one", "status": "wrong", "message": "руками", "answer": "x"}}
+token = os.environ["JUPYTERHUB_API_TOKEN"]
+print(json.dumps([send({{**body, "learner": {b!r}}}, token), send(body, token), send(body, None),
+                  send(body, "0" * 32)]))
+"""
+    as_b, as_self, no_key, made_up = json.loads(kernel.run(post))
+    assert as_b[0] == 400 and "лишние поля 'learner'" in as_b[1]["error"], as_b
+    assert as_self == [201, {"recorded": a}], as_self
+    assert no_key[0] == 403 and "нет ключа" in no_key[1]["error"], no_key
+    assert made_up[0] == 403 and "ключ не принят" in made_up[1]["error"], made_up
+    after = [json.loads(x) for x in spools[b].read_text(encoding="utf-8").splitlines()]
+    assert after == lines[b], "запрос ученика a попал в спул ученика b"
+
+    # ученик c правит свой файл в work/, root правит строку b в спуле: make results не верит ни тому, ни другому
+    forged = json.dumps({"lesson": "02", "exercise": "check_softmax", "status": "solved", "message": "✅",
+                         "time": "2026-12-08T00:00:00+00:00", "answer": "my_softmax"})
+    c_work = pathlib.Path(pwd.getpwnam(c).pw_dir) / "work"
+    as_learner(c, f"open({str(c_work / '.verdicts.jsonl')!r}, 'w').write({forged + chr(10)!r})")
+    text = spools[b].read_text(encoding="utf-8")
+    spools[b].write_text(text.replace('"status": "wrong"', '"status": "solved"', 1), encoding="utf-8")
+    out, table = make_results(klass)
+    assert (table[c, "check_softmax"]["status"], table[c, "check_softmax"]["attempts"]) == ("not_started", "0")
+    assert table[b, "check_softmax"]["status"] != "solved"
+    assert table[b, "check_softmax"]["message"].startswith("⚠️ подпись не сошлась"), table[b, "check_softmax"]
+    assert table[a, "check_softmax"]["status"] == "solved"
+    assert f"{b}: решено 0" in out and "подпись не сошлась" in out, out
+    spools[b].write_text(text, encoding="utf-8")          # как было: дальше тесты идут с честным спулом
 
 
 def test_a_learner_cannot_reach_another_learners_work(klass):
@@ -343,7 +433,9 @@ def test_hub_restart_keeps_every_learners_work(klass):
     hub, state = klass["hub"], klass["state"]
     works = {name: pathlib.Path(pwd.getpwnam(name).pw_dir) / "work" for name in klass["learners"]}
     before = {name: tree_digest(work) for name, work in works.items()}
-    assert any(".verdicts.jsonl" in files for files in before.values())
+    spool = klass["state"] / "verdicts"
+    spooled = tree_digest(spool)
+    assert spooled, "спул вердиктов пуст: проверки учеников не дошли до службы class-verdicts"
     hub_pid = int((state / "jupyterhub.pid").read_text())
     os.kill(hub_pid, 15)                                # хаб остановлен, серверы учеников — нет (cleanup_servers)
     deadline = time.monotonic() + 30
@@ -361,6 +453,7 @@ def test_hub_restart_keeps_every_learners_work(klass):
     again = hub_cli("start", *klass["args"])            # тот же make class ещё раз: класс уже идёт, хаб тот же
     assert again.returncode == 0 and "класс уже идёт" in again.stdout, again.stdout + again.stderr
     assert int((state / "jupyterhub.pid").read_text()) == new_pid
+    assert tree_digest(spool) == spooled, "после перезапуска хаба изменился спул вердиктов"
     for name, work in works.items():
         assert tree_digest(work) == before[name], f"после перезапуска хаба изменилась work/ ученика {name}"
         server = hub.request("GET", f"/hub/api/users/{name}")[1]["servers"].get("")
@@ -388,10 +481,10 @@ def test_kill_9_of_hub_and_proxy_then_make_class_brings_the_class_back(klass):
     assert done.returncode == 0, f"make class после kill -9 хаба и прокси:\n{done.stdout}\n{done.stderr}"
     assert "новые записи" not in done.stdout
     assert [int((state / f).read_text()) for f in ("jupyterhub.pid", "proxy.pid")] != pids
-    deadline = time.monotonic() + 10                    # culler старого хаба не остаётся вторым рядом с новым
-    while len(cullers_of(state)) != 1 and time.monotonic() < deadline:
+    deadline = time.monotonic() + 10                    # службы старого хаба не остаются вторыми рядом с новыми
+    while len(services_of(state)) != 2 and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert len(cullers_of(state)) == 1, f"culler-ов этого класса: {[describe(p) for p in cullers_of(state)]}"
+    assert len(services_of(state)) == 2, f"служб этого класса (culler, class-verdicts) после kill -9: {services_of(state)}"
     assert hub.sign_in(first, klass["password"])[0], "после kill -9 и make class ученик не входит со своим паролем"
     for name, work in works.items():
         assert tree_digest(work) == before[name], f"после kill -9 и make class изменилась work/ ученика {name}"
@@ -402,27 +495,34 @@ def test_kill_9_of_hub_and_proxy_then_make_class_brings_the_class_back(klass):
         assert kernel.run("print(open('после-kill.txt').read() if __import__('os').path.exists('после-kill.txt') "
                           "else 'нет')").strip() == ("моя работа" if name == first else "нет")
     assert results_rows(klass) == verdicts_before, "после kill -9 и make class вердикты класса не те"
+    # и новые вердикты доходят: b исправил softmax после возвращения класса
+    b = klass["learners"][1]
+    klass["kernels"][b].run(lesson_cell("def my_softmax").replace(STUB, RIGHT_SOFTMAX))
+    after = {(r["learner"], r["exercise"]): (r["status"], r["attempts"]) for r in results_rows(klass)}
+    assert after[(b, "check_softmax")] == ("solved", "2"), f"вердикт после kill -9 не дошёл: {after[(b, 'check_softmax')]}"
 
 
-def cullers_of(state):
-    """PID живых jupyterhub_idle_culler, запущенных в папке состояния state (так их запускает хаб класса)."""
+def services_of(state):
+    """Командные строки живых служб хаба этого класса: culler (рабочая папка state) и class-verdicts (--state state)."""
     found = []
     for entry in pathlib.Path("/proc").iterdir():
         try:
-            if (entry.name.isdigit() and b"jupyterhub_idle_culler" in (entry / "cmdline").read_bytes()
-                    and os.readlink(entry / "cwd") == str(state) and alive(int(entry.name))):
-                found.append(int(entry.name))
+            words = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+            if entry.name.isdigit() and alive(int(entry.name)) and (
+                    ("jupyterhub_idle_culler" in words and os.readlink(entry / "cwd") == str(state))
+                    or ("tools.classroom.verdicts" in words and str(state) in words)):
+                found.append(" ".join(words))
         except OSError:
             pass
-    return found
+    return sorted(found)
 
 
 def results_rows(klass):
     """Таблица make results для учеников теста (строки class.csv по порядку)."""
     out = klass["folder"] / "results-again"
     done = subprocess.run([PYTHON, "-m", "tools.classroom.results", "--learners", str(klass["folder"] / "learners.txt"),
-                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+                           "--out", str(out), "--state", str(klass["state"])], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, f"make results упал:\n{done.stdout}\n{done.stderr}"
     with open(out / "class.csv", encoding="utf-8") as table:
         return list(csv.DictReader(table))

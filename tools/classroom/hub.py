@@ -4,7 +4,8 @@
     sudo make class-stop           # = python -m tools.classroom.hub stop
     sudo make class-status         # = python -m tools.classroom.hub status
 
-Состояние (база хаба, секрет куки, пароли-хэши, ключ службы, журнал, PID) — в class/state/ (не в git).
+Состояние (база хаба, секрет куки, пароли-хэши, ключ службы, журнал, PID, спул вердиктов verdicts/ и секрет
+их подписи verdict-secret) — в class/state/ (не в git, папка 0700: ученику туда не заглянуть).
 Настройки JupyterHub — class/jupyterhub_config.py; пределы ученика — tools/classroom/limits.py.
 """
 
@@ -22,8 +23,9 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-from tools.classroom import accounts, disk, limits, memory_cgroup
-from tools.classroom.processes import alive, class_processes, cullers, end, free_port, read_pid
+from tools.classroom import accounts, disk, handout_guard, limits, memory_cgroup
+from tools.classroom.processes import class_processes, end, free_port, orphan_services
+from tools.classroom.processes import class_pid, cmdline, environ, listeners, of_class, port_free
 
 ROOT = accounts.ROOT
 STATE = ROOT / "class" / "state"
@@ -113,27 +115,36 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
     pids_limit = limits.pids_count(pids)
     disk_limit = None if str(disk_size).strip().lower() == "no" else limits.disk_bytes(disk_size)
     old = load_settings(state)
-    running = [p for p in (read_pid(state / "jupyterhub.pid"), read_pid(state / "proxy.pid")) if p and alive(p)]
+    running = own_hub(state)
     if old and running:
         asked = {"host": host, "port": int(port), "teacher": teacher, "learners": names, "memory": memory_limit,
-                 "pids": pids_limit}
+                 "solutions": bool(solutions), "pids": pids_limit}
         if all(old.get(k) == v for k, v in asked.items()) and bool(old["cert"]) == bool(cert):
             print(f"make class: класс уже идёт — {address(old)} (остановить: make class-stop)")
             return {**old, "made": []}
         # список или настройки изменились: перезапускаем только хаб — серверы учеников работают дальше
         print("make class: настройки или список учеников изменились — перезапускаю хаб (ученики работают дальше)")
         end(running, grace=10)
+    check_public_port(host, port, state)          # до первой записи: занятый порт — отказ, а не чужой адрес ученикам
     state.mkdir(parents=True, exist_ok=True)
     os.chmod(state, 0o700)
     settings = {
         "host": host, "port": int(port), "teacher": teacher, "learners": names,
         "cert": str(pathlib.Path(cert).resolve()) if cert else "", "key": str(pathlib.Path(key).resolve()) if key else "",
-        "memory": memory_limit, "pids": pids_limit, "disk": disk_limit, "proxy": find_proxy(), "singleuser": str(BIN / "jupyterhub-singleuser"),
+        "memory": memory_limit, "pids": pids_limit, "disk": disk_limit, "solutions": bool(solutions), "proxy": find_proxy(), "singleuser": str(BIN / "jupyterhub-singleuser"),
         # внутренние порты те же после перезапуска: серверы учеников помнят адрес API хаба
         "hub_port": (old or {}).get("hub_port") or free_port(),
         "proxy_api_port": (old or {}).get("proxy_api_port") or free_port(),
+        "verdicts_port": (old or {}).get("verdicts_port") or free_port(),     # служба class-verdicts
     }
+    for key in ("hub_port", "proxy_api_port", "verdicts_port"):      # запомненный порт занял кто-то другой — берём новый
+        if not port_free("127.0.0.1", settings[key]):
+            leftovers = end(class_processes(settings, state))   # серверы учеников помнят старый адрес хаба
+            settings[key] = free_port()
+            print(f"make class: внутренний порт {(old or {}).get(key)} занят другой программой — беру {settings[key]}"
+                  + (f"; серверы учеников остановлены ({leftovers}), они запустятся при входе" if leftovers else ""))
     secret_file(state / "service-token", lambda: secrets.token_hex(32))
+    secret_file(state / "verdict-secret", lambda: secrets.token_hex(32))   # подпись вердиктов: только root
 
     accounts.check_paths(sys.executable)          # до первой записи: ничего не сделано наполовину
     made, entries = [], []
@@ -147,30 +158,96 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         note = disk.ensure_home_image(entry, state, disk_limit)
         if note:
             print(f"make class: {note}")
+    handout_guard.reopen(state)     # копию уроков делает сам ученик: lessons/ ему нужен открытым
     with ThreadPoolExecutor(max_workers=4) as pool:   # work/ всех учеников сразу: каждая — свой процесс
         list(pool.map(lambda entry: accounts.prepare_work(entry, sys.executable, solutions=solutions), entries))
-    (state / "class.json").write_text(json.dumps(settings, ensure_ascii=False, indent=1), encoding="utf-8")
+    closed = [] if solutions else handout_guard.close(state)    # SOLUTIONS=no: ответы закрыты до входа учеников
 
-    # хаб убит (kill -9) — его culler остался сиротой: новый хаб запустит свой, второй не нужен
-    end(cullers(state), grace=5)
-    log = open(state / "jupyterhub.log", "ab")
+    # хаб убит (kill -9) — его culler и class-verdicts остались сиротами: новый хаб запустит свои
+    end(orphan_services(state), grace=5)
+    for attempt in range(3):
+        (state / "class.json").write_text(json.dumps(settings, ensure_ascii=False, indent=1), encoding="utf-8")
+        if launch(settings, state, wait):
+            break
+        # порт, свободный при пробе, успели занять до запуска хаба: публичный — отказ, внутренние — взять другие
+        check_public_port(host, port, state)
+        settings["hub_port"], settings["proxy_api_port"], settings["verdicts_port"] = free_port(), free_port(), free_port()
+    else:
+        raise ClassError(f"JupyterHub трижды не смог занять свои внутренние порты (их занимали другие программы); "
+                         f"журнал: {state / 'jupyterhub.log'}")
+    settings["made"], settings["closed"] = made, closed
+    return settings
+
+
+def own_hub(state):
+    """PID хаба и прокси этого класса, которые живы (по файлам PID и CLASS_STATE в окружении процесса)."""
+    return [p for p in (class_pid(state / "jupyterhub.pid", state), class_pid(state / "proxy.pid", state)) if p]
+
+
+def holder_text(port, state):
+    """Кто держит порт — по-русски, для отказа; пусто, если не видно."""
+    named = []
+    for pid in listeners(port)[:3]:
+        other = environ(pid).get("CLASS_STATE")
+        if other and other != str(state):
+            named.append(f"класс с папкой состояния {other} (процесс {pid})")
+        else:
+            named.append(f"процесс {pid}: {cmdline(pid)[:100] or '?'}")
+    return "; ".join(named)
+
+
+def check_public_port(host, port, state):
+    """Порт класса свободен или его держит прокси этого же класса; иначе ClassError по-русски."""
+    if port_free(host, port) or any(of_class(pid, state) for pid in listeners(port)):
+        return
+    who = holder_text(port, state)
+    raise ClassError(f"порт {port} на {host} уже занят другой программой{f' — {who}' if who else ''}. "
+                     f"Этот класс его не трогает и не запущен. Выберите свободный порт: make class PORT={free_port()} "
+                     "(и дайте ученикам новый адрес) — или остановите ту программу и запустите make class снова")
+
+
+def launch(settings, state, wait):
+    """Запустить хаб и дождаться, пока он ответит и его прокси слушает порт класса; -> True.
+
+    False — хаб не смог занять порт, свободный при пробе (его успели занять): hub.start берёт другие и пробует снова.
+    """
+    log_path = state / "jupyterhub.log"
+    start_at = log_path.stat().st_size if log_path.exists() else 0
+    log = open(log_path, "ab")
     hub = subprocess.Popen([str(BIN / "jupyterhub"), "-f", str(CONFIG)], cwd=state, stdout=log, stderr=log,
                            stdin=subprocess.DEVNULL, start_new_session=True, env={**os.environ, "CLASS_STATE": str(state)})
+    log.close()
+
+    def fresh_log():
+        with open(log_path, "rb") as text:
+            text.seek(start_at)
+            return text.read().decode(errors="replace")
+
     deadline = time.monotonic() + wait
+    answered = False
     while time.monotonic() < deadline:
         if hub.poll() is not None:
+            said = fresh_log()
+            if "EADDRINUSE" in said or "Address already in use" in said:
+                end([p for p in own_hub(state) if p != hub.pid])      # прокси этого запуска, если остался
+                return False
             raise ClassError(f"JupyterHub остановился при запуске (код {hub.returncode}); конец журнала "
-                             f"{state / 'jupyterhub.log'}:\n{tail(state / 'jupyterhub.log')}")
-        try:
-            if api(settings, state, "GET", "/", timeout=2)[0] == 200:
-                break
-        except OSError:
-            pass
+                             f"{log_path}:\n{tail(log_path)}")
+        if not answered:
+            try:
+                answered = api(settings, state, "GET", "/", timeout=2)[0] == 200
+            except OSError:
+                pass
+        if answered:
+            holders = listeners(settings["port"])
+            if any(of_class(pid, state) for pid in holders):
+                return True
+            if holders or "EADDRINUSE" in fresh_log():    # порт класса взял не наш прокси: остановить этот запуск
+                end([hub.pid, *own_hub(state)], grace=10)
+                return False
         time.sleep(0.3)
-    else:
-        raise ClassError(f"JupyterHub не ответил за {wait} с; журнал: {state / 'jupyterhub.log'}")
-    settings["made"] = made
-    return settings
+    end([hub.pid, *own_hub(state)], grace=10)
+    raise ClassError(f"JupyterHub не ответил за {wait} с; журнал: {log_path}")
 
 
 def tail(path, lines=15):
@@ -187,10 +264,12 @@ def stop(state):
     что их процессов нет. Работа учеников — файлы в их work/, её остановка не трогает.
     """
     state = pathlib.Path(state).resolve()
+    opened = handout_guard.reopen(state)          # SOLUTIONS=no закрывал папки курса — открываем
+    reopened = [f"ученикам снова открыто: {', '.join(opened)}"] if opened else []
     settings = load_settings(state)
     if settings is None:
-        return ["класс здесь не запускался (нет class/state/class.json) — останавливать нечего"]
-    hub = [p for p in (read_pid(state / "jupyterhub.pid"), read_pid(state / "proxy.pid")) if p and alive(p)]
+        return ["класс здесь не запускался (нет class/state/class.json) — останавливать нечего", *reopened]
+    hub = own_hub(state)                                      # PID из файла — только если процесс этого класса
     learners = class_processes(settings, state)
     end(hub + learners, grace=10)
     leftovers = end(class_processes(settings, state))         # ядра, которые сервер успел запустить в эти секунды
@@ -203,13 +282,13 @@ def stop(state):
         report.append(f"остановлены серверы и ядра учеников и culler: процессов {len(learners) + leftovers}")
     report.append("работа учеников в их work/ осталась (образы домов смонтированы, их видит make results); "
                   "запустить снова: make class")
-    return report
+    return report + reopened
 
 
 def status(state):
     state = pathlib.Path(state).resolve()
     settings = load_settings(state)
-    if settings is None or not alive(read_pid(state / "jupyterhub.pid") or -1):
+    if settings is None or not class_pid(state / "jupyterhub.pid", state):
         return ["класс не запущен (запустить: make class)"]
     lines = [f"класс идёт: {address(settings)}, учитель {settings['teacher']}, учеников {len(settings['learners'])}"]
     try:
@@ -236,6 +315,7 @@ def welcome(settings, state):
              f"закрывается через {limits.KERNEL_IDLE_SECONDS // 60} мин, сервер — через {limits.SERVER_IDLE_SECONDS // 60} мин",
              f"  журнал: {state / 'jupyterhub.log'}",
              "  остановить: make class-stop (работа учеников в их ~/work остаётся)"]
+    lines += [f"  {line}" for line in settings.get("closed", [])]
     if settings.get("made"):
         lines.insert(1, f"  новые записи системы: {', '.join(settings['made'])}")
     if settings["host"] not in ("127.0.0.1", "localhost", "::1") and not settings["cert"]:

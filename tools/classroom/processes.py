@@ -1,4 +1,11 @@
-"""Процессы класса: жив ли PID, какие процессы остались от учеников и culler, как их остановить."""
+"""Процессы класса: жив ли PID, какие процессы — этого класса (а не соседнего на той же машине), как их остановить.
+
+Процесс — этого класса, только если это видно по нему самому: в его окружении CLASS_STATE — папка состояния
+класса (её ставит make class хабу, хаб — прокси, конфиг хаба — серверам учеников, сервер — их ядрам). Ни имени
+записи, ни имени программы мало: учитель может вести два класса под одним TEACHER=, а PID из старого файла
+может уже принадлежать чужому процессу. Серверы, запущенные до этой проверки (без CLASS_STATE), узнаются по
+адресу API своего хаба (JUPYTERHUB_API_URL с портом хаба этого класса) и записи ученика класса.
+"""
 
 import os
 import pathlib
@@ -9,9 +16,86 @@ import time
 
 
 def free_port():
+    """Свободный сейчас порт на 127.0.0.1. Между пробой и запуском его может занять другой — кто берёт порт
+    отсюда, проверяет, что слушает на нём именно он (hub.start пробует снова)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def port_free(host, port):
+    """Можно ли сейчас слушать host:port (проба bind с SO_REUSEADDR, как у прокси: TIME_WAIT не в счёт)."""
+    try:
+        family, kind, proto, _, where = socket.getaddrinfo(host or "0.0.0.0", int(port), type=socket.SOCK_STREAM)[0]
+    except socket.gaierror:
+        return True                          # адрес не разобрать — скажет сам прокси
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(where)
+        except OSError:
+            return False
+    return True
+
+
+def listeners(port):
+    """PID процессов, слушающих TCP-порт port (по /proc/net/tcp и tcp6; чужие процессы видит только root)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = pathlib.Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == int(port):
+                inodes.add(f"socket:[{fields[9]}]")
+    found = []
+    if not inodes:
+        return found
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if any(os.readlink(fd) in inodes for fd in (entry / "fd").iterdir()):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def environ(pid):
+    """Окружение процесса pid при его запуске ({} — процесса нет или его не прочесть)."""
+    try:
+        raw = pathlib.Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return {}
+    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+    return {key.decode(errors="replace"): value.decode(errors="replace") for key, value in pairs}
+
+
+def cmdline(pid):
+    try:
+        return pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def of_class(pid, state):
+    """Процесс pid жив и принадлежит классу с папкой состояния state (CLASS_STATE в его окружении)."""
+    return alive(pid) and environ(pid).get("CLASS_STATE") == str(pathlib.Path(state).resolve())
+
+
+def class_pid(path, state):
+    """PID из файла path, если этот процесс жив и он — этого класса; иначе None (файл старый, PID — уже чужой)."""
+    pid = read_pid(path)
+    return pid if pid and of_class(pid, state) else None
+
+
+def describe_holder(port):
+    """Кто слушает порт: «процесс 123 (команда)» — для сообщения учителю; пусто, если не видно."""
+    holders = listeners(port)
+    return ", ".join(f"процесс {pid} ({cmdline(pid)[:120] or '?'})" for pid in holders[:3])
 
 
 def alive(pid):
@@ -31,37 +115,61 @@ def read_pid(path):
 
 
 def class_processes(settings, state):
-    """PID процессов класса, переживших хаб: серверы и ядра учеников, culler этого класса."""
+    """PID процессов класса, переживших хаб: серверы и ядра учеников, culler этого класса (не хаб и не прокси).
+
+    Свой — только процесс записи этого класса с CLASS_STATE этого класса (или, у серверов старого запуска,
+    с адресом API хаба этого класса), и culler с CLASS_STATE или рабочей папкой state. Процессы тех же записей
+    вне класса (учитель сам запустил jupyter lab) и процессы соседнего класса не трогаются.
+    """
+    state = str(pathlib.Path(state).resolve())
     uids = set()
     for name in [settings["teacher"], *settings["learners"]]:
         try:
             uids.add(pwd.getpwnam(name).pw_uid)
         except KeyError:
             pass
+    hub_api = f"http://127.0.0.1:{settings.get('hub_port')}/hub/api" if settings.get("hub_port") else None
     found = []
     for entry in pathlib.Path("/proc").iterdir():
-        if not entry.name.isdigit():
+        if not entry.name.isdigit() or not alive(entry.name):
             continue
         try:
             uid = entry.stat().st_uid
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            cwd = os.readlink(entry / "cwd") if "jupyterhub_idle_culler" in cmdline else ""
         except OSError:
             continue
-        if (uid in uids and ("jupyterhub-singleuser" in cmdline or "ipykernel" in cmdline)) or cwd == str(state):
-            found.append(int(entry.name))
+        pid, command = int(entry.name), cmdline(entry.name)
+        if "jupyterhub_idle_culler" in command:
+            try:
+                cwd = os.readlink(entry / "cwd")
+            except OSError:
+                cwd = ""
+            if cwd == state or environ(pid).get("CLASS_STATE") == state:
+                found.append(pid)
+            continue
+        if uid not in uids:
+            continue
+        env = environ(pid)
+        if env.get("CLASS_STATE") == state or (
+                hub_api and "CLASS_STATE" not in env and env.get("JUPYTERHUB_API_URL", "").rstrip("/") == hub_api):
+            found.append(pid)
     return found
 
 
-def cullers(state):
-    """PID jupyterhub-idle-culler этого класса (хаб запускает его в папке состояния state)."""
+def orphan_services(state):
+    """PID служб хаба этого класса (culler, class-verdicts) — для make class, когда хаба уже нет (kill -9):
+    они пережили свой хаб, а новый запустит свои. culler — с рабочей папкой state или CLASS_STATE=state,
+    class-verdicts — с «--state state» в командной строке."""
+    state = str(pathlib.Path(state).resolve())
     found = []
     for entry in pathlib.Path("/proc").iterdir():
-        if not entry.name.isdigit():
+        if not entry.name.isdigit() or not alive(entry.name):
             continue
         try:
-            if (b"jupyterhub_idle_culler" in (entry / "cmdline").read_bytes()
-                    and os.readlink(entry / "cwd") == str(state) and alive(int(entry.name))):
+            words = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+            if "jupyterhub_idle_culler" in words:
+                if os.readlink(entry / "cwd") == state or environ(int(entry.name)).get("CLASS_STATE") == state:
+                    found.append(int(entry.name))
+            elif "tools.classroom.verdicts" in words and state in words:
                 found.append(int(entry.name))
         except OSError:
             continue

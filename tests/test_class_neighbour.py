@@ -1,0 +1,200 @@
+"""Соседний класс на той же машине: учитель гоняет проверки курса (или второй класс) на сервере, где уже идёт класс.
+
+Сосед — настоящий класс (make class) на порту 8000, как у учителя по умолчанию (занят — на свободном), с учеником,
+его сервером и ядром. Рядом с ним: make class на его порту отказывает по-русски, ничего не сделав; make class-stop
+другого класса с теми же именами записей и старыми файлами PID соседа не трогает ни одного его процесса; тесты хаба
+(tests/test_class_hub.py, test_class_accounts.py, test_class_results.py) проходят. После всего сосед цел: те же
+процессы живы, записи и папка состояния те же, его порт отвечает его прокси, ядро ученика считает.
+
+Всё, что тест запустил и завёл (сосед, его записи, процесс «учителя вне хаба»), он останавливает и удаляет сам.
+Нужен root (useradd); без root тест пропускается, в CI это ошибка.
+"""
+
+import hashlib
+import os
+import pathlib
+import secrets
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from posix_only import skip_module_without
+
+skip_module_without("pwd", "os.geteuid")      # класс — только Linux; до import pwd
+import pwd  # noqa: E402
+
+from tests.hub_client import Hub, kill, processes_of  # noqa: E402
+from tools.classroom.processes import alive, free_port, listeners, port_free  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+HUB_TESTS = ["tests/test_class_hub.py", "tests/test_class_accounts.py", "tests/test_class_results.py"]
+
+if os.geteuid() != 0:
+    if os.environ.get("CI"):
+        pytest.fail("tests/test_class_neighbour.py: в CI тест соседнего класса обязателен, а он запущен не от root",
+                    pytrace=False)
+    pytest.skip("класс (make class) делает записи системы — этот тест идёт только от root", allow_module_level=True)
+
+
+def hub_cli(*args, timeout=180):
+    return subprocess.run([PYTHON, "-m", "tools.classroom.hub", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def random_prefix(head):
+    return head + "".join(secrets.choice("abcdefghijkmnpqrstuvwxyz") for _ in range(5))
+
+
+def digest(folder, names):
+    return {name: hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in names}
+
+
+STATE_FILES = ("class.json", "service-token", "jupyterhub_cookie_secret", "jupyterhub.pid", "proxy.pid")
+
+
+def remove_accounts(names):
+    for name in names:
+        try:
+            uid = pwd.getpwnam(name).pw_uid
+        except KeyError:
+            continue
+        kill(processes_of(uid))
+        subprocess.run(["userdel", "--remove", name], capture_output=True)
+        for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/{name}"):
+            try:
+                group.rmdir()
+            except OSError:
+                pass
+
+
+@pytest.fixture(scope="module")
+def neighbour(tmp_path_factory):
+    """Идущий класс-сосед: хаб, прокси, culler, сервер ученика и его ядро; -> что о нём известно."""
+    prefix = random_prefix("cln")
+    learner, teacher = prefix + "a", prefix + "t"
+    folder = tmp_path_factory.mktemp("neighbour")
+    (folder / "learners.txt").write_text(learner + "\n", encoding="utf-8")
+    state = folder / "state"
+    info = {"learner": learner, "teacher": teacher, "state": state, "folder": folder, "kernel": None}
+    try:
+        for port in (8000, free_port(), free_port()):            # 8000 — порт класса по умолчанию
+            if not port_free("127.0.0.1", port):
+                continue
+            done = hub_cli("start", "--learners", str(folder / "learners.txt"), "--state", str(state),
+                           "--host", "127.0.0.1", "--port", str(port), "--teacher", teacher, "--memory", "700M")
+            if not (done.returncode == 2 and "уже занят" in done.stderr):
+                break
+        assert done.returncode == 0, f"класс-сосед не запустился:\n{done.stdout}\n{done.stderr}"
+        hub = Hub(port, state)
+        hub.request_server(learner)
+        hub.wait_ready(learner)
+        info["kernel"] = hub.kernel(learner, "сосед.ipynb")
+        kernel_pid = int(info["kernel"].run("import os\nprint(os.getpid())"))
+        uid = pwd.getpwnam(learner).pw_uid
+        culler = [int(p.name) for p in pathlib.Path("/proc").iterdir() if p.name.isdigit()
+                  and "jupyterhub_idle_culler" in (p / "cmdline").read_bytes().decode(errors="replace")
+                  and os.readlink(p / "cwd") == str(state.resolve())]
+        assert len(culler) == 1, f"culler соседа не найден: {culler}"
+        info.update(port=port, hub=hub, kernel_pid=kernel_pid, culler=culler[0],
+                    hub_pid=int((state / "jupyterhub.pid").read_text()), proxy_pid=int((state / "proxy.pid").read_text()),
+                    learner_pids=sorted(processes_of(uid)),
+                    uids={name: pwd.getpwnam(name).pw_uid for name in (learner, teacher)},
+                    files=digest(state, STATE_FILES))
+        assert kernel_pid in info["learner_pids"]
+        yield info
+    finally:
+        if info["kernel"] is not None:
+            info["kernel"].close()
+        hub_cli("stop", "--state", str(state), timeout=120)
+        for key in ("hub_pid", "proxy_pid", "culler"):
+            if key in info and alive(info[key]):
+                kill([info[key]])
+        remove_accounts([learner, teacher])
+
+
+def neighbour_pids(info):
+    return {"хаб": info["hub_pid"], "прокси": info["proxy_pid"], "culler": info["culler"],
+            **{f"процесс ученика {pid}": pid for pid in info["learner_pids"]}}
+
+
+def assert_untouched(info):
+    """Сосед цел: процессы, записи, папка состояния, его порт — у его прокси, ядро ученика считает."""
+    dead = [what for what, pid in neighbour_pids(info).items() if not alive(pid)]
+    assert not dead, f"у класса-соседа остановлены: {dead}"
+    assert {name: pwd.getpwnam(name).pw_uid for name in info["uids"]} == info["uids"], "записи соседа изменились"
+    assert digest(info["state"], STATE_FILES) == info["files"], "папка состояния соседа изменилась"
+    assert info["proxy_pid"] in listeners(info["port"]), f"порт {info['port']} соседа слушает не его прокси"
+    with urllib.request.urlopen(f"http://127.0.0.1:{info['port']}/hub/api/", timeout=10) as reply:
+        assert reply.status == 200
+    assert info["kernel"].run("print(6 * 7)").strip() == "42", "ядро ученика соседа не считает"
+
+
+def test_make_class_on_the_neighbours_port_refuses_in_russian(neighbour, tmp_path):
+    prefix = random_prefix("clr")
+    (tmp_path / "learners.txt").write_text(prefix + "a\n", encoding="utf-8")
+    try:
+        done = hub_cli("start", "--learners", str(tmp_path / "learners.txt"), "--state", str(tmp_path / "state"),
+                       "--host", "127.0.0.1", "--port", str(neighbour["port"]), "--teacher", prefix + "t")
+        assert done.returncode == 2, f"make class на занятом порту не отказал:\n{done.stdout}\n{done.stderr}"
+        said = done.stderr
+        assert f"порт {neighbour['port']} на 127.0.0.1 уже занят" in said, said
+        assert str(neighbour["state"].resolve()) in said, f"не сказано, кто держит порт: {said}"
+        assert "make class PORT=" in said and "Traceback" not in said and "Класс запущен" not in done.stdout, said
+        for name in (prefix + "a", prefix + "t"):                     # отказ до первой записи
+            with pytest.raises(KeyError):
+                pwd.getpwnam(name)
+        assert not (tmp_path / "state").exists()
+    finally:
+        if (tmp_path / "state").exists():                          # старый код запускал второй класс «на» порту
+            hub_cli("stop", "--state", str(tmp_path / "state"), timeout=120)
+        remove_accounts([prefix + "a", prefix + "t"])
+    assert_untouched(neighbour)
+
+
+def test_stopping_another_class_with_the_same_names_leaves_the_neighbour(neighbour, tmp_path):
+    """Другой класс с теми же TEACHER= и учеником (так бывает у учителя с двумя группами), и в его файлах PID —
+    старые номера, которые теперь у процессов соседа. Его make class-stop не трогает ни соседа, ни учителя,
+    запустившего ядро сам, вне хаба."""
+    teacher = neighbour["teacher"]
+    own = subprocess.Popen(["runuser", "-u", teacher, "--", PYTHON, "-c", "import time; time.sleep(300)",
+                            "-m", "ipykernel_launcher"], stdin=subprocess.DEVNULL)    # «jupyter lab учителя»
+    try:
+        other = tmp_path / "other-state"
+        other.mkdir()
+        (other / "class.json").write_bytes((neighbour["state"] / "class.json").read_bytes())   # те же имена и порты
+        (other / "jupyterhub.pid").write_text(str(neighbour["hub_pid"]))
+        (other / "proxy.pid").write_text(str(neighbour["proxy_pid"]))
+        done = hub_cli("stop", "--state", str(other))
+        assert done.returncode == 0 and "хаб уже был остановлен" in done.stdout, done.stdout + done.stderr
+        assert "процессов" not in done.stdout, f"остановлено чужое: {done.stdout}"
+        assert alive(own.pid), "make class-stop другого класса остановил ядро учителя вне хаба"
+        assert "не запущен" in hub_cli("status", "--state", str(other)).stdout
+        assert_untouched(neighbour)
+    finally:
+        own.kill()
+        own.wait()
+
+
+def test_hub_tests_pass_beside_the_neighbour(neighbour):
+    done = subprocess.run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", *HUB_TESTS], cwd=ROOT,
+                          capture_output=True, text=True, timeout=1500, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    assert done.returncode == 0 and " passed" in summary and "error" not in summary and "failed" not in summary, \
+        f"тесты хаба рядом с соседом:\n{done.stdout[-4000:]}\n{done.stderr[-2000:]}"
+    assert_untouched(neighbour)
+
+
+def test_neighbour_stops_by_its_own_make_class_stop(neighbour):
+    """В конце сосед останавливается своим make class-stop — весь: хаб, прокси, culler, сервер и ядро ученика."""
+    done = hub_cli("stop", "--state", str(neighbour["state"]))
+    assert done.returncode == 0 and "хаб и прокси остановлены" in done.stdout, done.stdout + done.stderr
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in neighbour_pids(neighbour).values()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [what for what, pid in neighbour_pids(neighbour).items() if alive(pid)]
+    assert not left, f"make class-stop соседа оставил: {left}"
+    assert port_free("127.0.0.1", neighbour["port"])
