@@ -55,7 +55,7 @@ c.Spawner.environment = {**limits.learner_env(), "CLASS_VERDICTS_URL": f"{VERDIC
 c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server", "access:services!service=class-verdicts"]
 c.Spawner.args = [*limits.kernel_culling_args(),  # ядра без дела закрывает сам сервер ученика
                   # ядро умерло посреди ячейки (предел памяти) — в ячейке русское объяснение
-                  f"--config={ROOT / 'class' / 'learner_server_config.py'}"]
+                  f"--config={ROOT / 'tools' / 'classroom' / 'learner_server_config.py'}"]
 c.Spawner.http_timeout = 60
 c.Spawner.start_timeout = 90
 

@@ -122,7 +122,7 @@ def test_a_home_bigger_than_the_cap_is_refused_and_left_alone(account, tmp_path)
 
 
 def test_a_kernel_dying_mid_cell_gets_a_russian_explanation_in_that_cell(tmp_path):
-    """Настоящий jupyter_server с class/learner_server_config.py: ядро убито посреди ячейки — в ту же ячейку,
+    """Настоящий jupyter_server с tools/classroom/learner_server_config.py: ядро убито посреди ячейки — в ту же ячейку,
     раньше status «restarting», приходит error с русским текстом (так его и показывает JupyterLab)."""
     import json
     import socket
@@ -139,7 +139,7 @@ def test_a_kernel_dying_mid_cell_gets_a_russian_explanation_in_that_cell(tmp_pat
     token = secrets.token_hex(8)
     server = subprocess.Popen([sys.executable, "-m", "jupyter_server", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
                                f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}",
-                               f"--config={accounts.ROOT / 'class' / 'learner_server_config.py'}",
+                               f"--config={accounts.ROOT / 'tools' / 'classroom' / 'learner_server_config.py'}",
                                *(["--allow-root"] if os.geteuid() == 0 else [])],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "HOME": str(tmp_path)})
     base = f"127.0.0.1:{port}"
