@@ -11,7 +11,6 @@
 import json
 import os
 import pathlib
-import pwd
 import secrets
 import shutil
 import socket
@@ -22,10 +21,15 @@ import tempfile
 
 import pytest
 
-from tests import solution_lines
-from tests.hub_client import Hub, kill, processes_of
-from tools import workspace
-from tools.classroom import accounts, exercise_cells
+from posix_only import skip_module_without
+
+skip_module_without("pwd", "os.geteuid")      # класс — только Linux; до import pwd
+import pwd  # noqa: E402
+
+from tests import solution_lines  # noqa: E402
+from tests.hub_client import Hub, kill, processes_of  # noqa: E402
+from tools import workspace  # noqa: E402
+from tools.classroom import accounts, exercise_cells  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
