@@ -74,7 +74,7 @@ COMMANDS = {
                        "make results FROM=\"anna boris\"."),
     "class": Command("класс на одном сервере (JupyterHub, только Linux, от root): см. TEACHERS.md",
                      {"HOST": "127.0.0.1", "PORT": "8000", "TEACHER": "teacher", "SOLUTIONS": "yes",
-                      "CERT": "", "KEY": "", "MEMORY": ""}, "class", not_on_windows=CLASS_NEEDS_LINUX),
+                      "CERT": "", "KEY": "", "MEMORY": "", "PIDS": "", "DISK": ""}, "class", not_on_windows=CLASS_NEEDS_LINUX),
     "class-stop": Command("остановить класс: серверы и ядра учеников, хаб, прокси (работа учеников остаётся)",
                           {}, "", not_on_windows=CLASS_NEEDS_LINUX),
     "class-status": Command("идёт ли класс и у кого запущены серверы", {}, "", not_on_windows=CLASS_NEEDS_LINUX),
@@ -191,7 +191,8 @@ def run_command(name, values, python, windows=None, as_root=False):
     if name == "class":
         return [*py, "-m", "tools.classroom.hub", "start", "--host", values["HOST"], "--port", values["PORT"],
                 "--teacher", values["TEACHER"], "--solutions", values["SOLUTIONS"], "--cert", values["CERT"],
-                "--key", values["KEY"], *(["--memory", values["MEMORY"]] if values["MEMORY"] else [])]
+                "--key", values["KEY"], *(["--memory", values["MEMORY"]] if values["MEMORY"] else []),
+                *(["--pids", values["PIDS"]] if values["PIDS"] else []), *(["--disk", values["DISK"]] if values["DISK"] else [])]
     if name == "class-stop":
         return [*py, "-m", "tools.classroom.hub", "stop"]
     if name == "class-status":

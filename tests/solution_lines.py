@@ -10,7 +10,8 @@ MIN_LENGTH знаков: `return x`, `m = m_new`) и общие строки GEN
 
 Файл запускается и сам, от имени ученика (тест tests/test_class_learner_side.py):
     python - ХЭШИ ПАПКА... < tests/solution_lines.py
-обходит всё, что запись может прочитать в ПАПКАХ, и печатает JSON {путь: [хэш, …]} найденных строк.
+обходит всё, что запись может прочитать в ПАПКАХ, и печатает JSON: hits {путь: [хэш, …]} найденных строк, files —
+сколько файлов прочитано, paths — прочитанные пути (без окружений .venv*).
 Ему передаются только хэши секретных строк, не сами строки: так тест не раздаёт ответы сам.
 """
 
@@ -41,7 +42,11 @@ def normalise(line):
 
 
 def text_lines(text):
-    return {normalise(line) for line in text.splitlines()}
+    """{normalise(строка)} по всем строкам текста — тем же преобразованием, но над всем текстом сразу (быстрее)."""
+    text = html.unescape(text)
+    text = re.sub(r"#.*$", "", text, flags=re.M)
+    text = re.sub(r"^[^\S\n]*return[^\S\n]+", "", text, flags=re.M)
+    return set(re.sub(r"[^\S\n]+", "", text).splitlines())
 
 
 def digest(line):
@@ -117,12 +122,18 @@ def code_lines(text):
 
 def file_lines(path):
     """Нормализованные строки файла: у .ipynb — всех строк JSON (и выводов), у остальных — текста. None — не текст."""
-    data = pathlib.Path(path).read_bytes()
-    if b"\0" in data[:4096]:
-        return None
-    text = data.decode("utf-8", errors="replace")
+    with open(path, "rb") as source:
+        data = source.read(4096)
+        if b"\0" in data:                       # двоичный файл (.so, .pyc, .npz): строк кода в нём нет
+            return None
+        data += source.read()
+    return file_lines_of_text(data.decode("utf-8", errors="replace"), notebook=str(path).endswith(".ipynb"))
+
+
+def file_lines_of_text(text, notebook=False):
+    """Нормализованные строки текста; у тетрадки (notebook=True) — ещё и каждой строки её JSON."""
     lines = text_lines(text)
-    if str(path).endswith(".ipynb"):
+    if notebook:
         try:
             for value in strings(json.loads(text)):
                 lines |= text_lines(value)
@@ -159,4 +170,6 @@ def found(hashes, folders):
 
 if __name__ == "__main__":
     wanted = set(json.loads(pathlib.Path(sys.argv[1]).read_text(encoding="utf-8")))
-    print(json.dumps({"hits": found(wanted, sys.argv[2:]), "files": sum(1 for _ in walk(sys.argv[2:]))}))
+    readable = list(walk(sys.argv[2:]))
+    print(json.dumps({"hits": found(wanted, sys.argv[2:]), "files": len(readable),
+                      "paths": [p for p in readable if "/.venv" not in p]}))

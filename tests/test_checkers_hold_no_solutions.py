@@ -47,3 +47,14 @@ def test_course_lib_file_holds_no_solution_line(library_file):
     found = [f"{SECRET[s]}: {s}" for s in same] + [f"{SECRET[s]} (внутри строки): {s}" for s in inside]
     assert not found, (f"{path.relative_to(ROOT)} держит строки решений — ученик с SOLUTIONS=no прочитает ответ; "
                        "посчитайте эталон иначе:\n  " + "\n  ".join(found))
+
+
+@pytest.mark.parametrize("lesson", workspace.lessons(), ids=lambda p: p.stem)
+def test_a_copy_without_solutions_holds_no_secret_line(lesson):
+    """Копия ученика (workspace.without_solutions) не держит строк решений ни в ячейках, ни в выводах, ни в
+    метаданных. Строки решений, которые в копии всё же есть, урок показывает сам, вне решения: урок 06 печатает
+    `_split` и `_merge`, урок 08 — свой `attention_in_blocks` и `online_softmax_step` (это и находил прежний обход
+    ~/work: не утечка, а показанное)."""
+    copy = solution_lines.file_lines_of_text(workspace.without_solutions(lesson), notebook=True)
+    found = sorted(copy & set(SECRET))
+    assert not found, f"копия {lesson.name} без решений держит их строки:\n  " + "\n  ".join(found)

@@ -17,17 +17,22 @@ import urllib.request
 
 import numpy as np
 import pytest
+from posix_only import skip_module_without
 
-from course_lib.exercises import _record, check_softmax
-from tools import workspace
-from tools.classroom import collect, results, verdicts
-from tools.classroom.results_page import FORGED
+# спул службы и сборщик make results открывают файлы без перехода по ссылкам — Linux и macOS
+skip_module_without("os.O_NOFOLLOW", "os.O_DIRECTORY")
+
+from course_lib.exercises import _record, check_softmax  # noqa: E402
+from tools import workspace  # noqa: E402
+from tools.classroom import collect, results, verdicts  # noqa: E402
+from tools.classroom.results_page import FORGED  # noqa: E402
 
 TOKENS = {                                  # ключ -> что о нём скажет GET /hub/api/user
     "anna-key": {"kind": "user", "name": "anna", "scopes": [verdicts.SCOPE, "users:activity!user=anna"]},
     "boris-key": {"kind": "user", "name": "boris", "scopes": [verdicts.SCOPE]},
     "no-scope-key": {"kind": "user", "name": "vera", "scopes": ["users:activity!user=vera"]},
     "service-key": {"kind": "service", "name": "class-tools", "scopes": [verdicts.SCOPE]},
+    "odd-name-key": {"kind": "user", "name": "../boris", "scopes": [verdicts.SCOPE]},
 }
 GOOD = {"lesson": "02", "exercise": "check_softmax", "status": "solved", "message": "✅ softmax работает",
         "answer": "my_softmax"}
@@ -89,7 +94,7 @@ def spool_lines(state, learner):
 
 @pytest.mark.parametrize("token, said", [
     (None, "нет ключа"), ("guessed-key", "ключ не принят хабом"), ("no-scope-key", verdicts.SCOPE),
-    ("service-key", "ключ не ученика")])
+    ("service-key", "ключ не ученика"), ("odd-name-key", "не может быть учётной записью")])
 def test_no_or_foreign_key_is_403_and_nothing_written(service, token, said):
     state, url = service
     code, reply = post(url, GOOD, token)
@@ -212,7 +217,7 @@ def test_make_results_for_hub_learners_without_the_secret_says_so(tmp_path, caps
     results.main(["--learners", str(listing), "--out", str(tmp_path / "out"), "--state", str(tmp_path / "nothing")])
     out = capsys.readouterr().out
     assert f"секрет подписи вердиктов {tmp_path / 'nothing' / verdicts.SECRET} не прочитать" in out
-    assert "класс здесь не запускался" in out
+    assert "класс здесь не запускался" in out and out.count(verdicts.SECRET) == 1, out
 
 
 def test_service_refuses_to_start_by_hand(capsys, monkeypatch):
@@ -237,3 +242,59 @@ def test_from_folders_are_said_to_be_unsigned(tmp_path, capsys):
     assert "(без подписи)</small>" in page
     rows = list(csv.DictReader((tmp_path / "out" / "class.csv").open(encoding="utf-8")))
     assert next(r for r in rows if r["exercise"] == "check_softmax")["status"] == "solved"
+
+
+def test_service_started_as_the_hub_starts_it_answers_and_dies_with_the_hub(service, tmp_path):
+    """python -m tools.classroom.verdicts с окружением, какое даёт хаб; «хаб» (родитель) убит kill -9 — служба уходит
+    сама и освобождает порт для следующего make class."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    state, _ = service
+    fake_hub = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeHub)
+    serve(fake_hub)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": str(pathlib.Path(__file__).resolve().parents[1]),
+           "JUPYTERHUB_SERVICE_URL": f"http://127.0.0.1:{port}",
+           "JUPYTERHUB_API_URL": f"http://127.0.0.1:{fake_hub.server_address[1]}/hub/api",
+           "JUPYTERHUB_SERVICE_PREFIX": "/services/class-verdicts/"}
+    # «хаб» — оболочка, которая запускает службу и ждёт; PID службы она печатает
+    hub = subprocess.Popen(["sh", "-c", f'"{sys.executable}" -m tools.classroom.verdicts --state "{state}" & '
+                                        'echo $!; wait'], env=env, stdout=subprocess.PIPE, text=True,
+                           stderr=subprocess.DEVNULL, cwd=pathlib.Path(__file__).resolve().parents[1])
+    pid = int(hub.stdout.readline())
+    try:
+        url = f"http://127.0.0.1:{port}/services/class-verdicts/record"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                assert post(url, GOOD, "anna-key") == (201, {"recorded": "anna"})
+                break
+            except urllib.error.URLError:
+                assert time.monotonic() < deadline, "служба не ответила за 30 с"
+                time.sleep(0.2)
+        assert [line["learner"] for line in spool_lines(state, "anna")] == ["anna"]
+        hub.send_signal(signal.SIGKILL)
+        hub.wait(10)
+        deadline = time.monotonic() + 10
+        while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+            with open(f"/proc/{pid}/stat") as info:
+                if info.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    break
+            time.sleep(0.2)
+        with socket.socket() as again:                       # порт свободен: следующий хаб запустит службу на нём
+            again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            again.bind(("127.0.0.1", port))
+    finally:
+        for target in (hub.pid, pid):
+            try:
+                os.kill(target, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        fake_hub.shutdown()
+        fake_hub.server_close()

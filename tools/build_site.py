@@ -243,9 +243,7 @@ class Player:
         self.frames, self.files, self.bytes = {}, {}, 0
         self._reset()
         self.key_start = {n: _position(self.controls[n]) for n in self.names}
-        from site_live import live_data
-        self.live = live_data(explorer, self.start)      # None — положения без кадра страница не посчитает
-        self._reset()
+        self.live = None
 
     def grid_size(self, budget=None):
         self._reset()
@@ -284,7 +282,15 @@ class Player:
                         self._reset()
                         _set_position(self.controls[name], position)
                         self._snap(describe_figure, plain)
+            self._reset()
+            if not self.complete():                       # без кадра страница досчитает сама (None — не умеет)
+                from site_live import live_data
+                self.live = live_data(self.explorer, self.start)
         return self
+
+    def complete(self):
+        """Нарисованы все сочетания и каждый шаг каждого ползунка: досчитывать странице нечего."""
+        return self.full and all(_stride(self.controls[n], self.budget) == 1 for n in self.names)
 
     def _walk(self, depth):
         from site_describe import describe_figure, plain

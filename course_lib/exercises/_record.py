@@ -40,7 +40,10 @@ def work_folder(start=None):
 
 
 def record(exercise, candidate, result):
-    """Дописывает вердикт `result` проверки `exercise` (например, 'check_softmax') в work/.verdicts.jsonl."""
+    """Дописывает вердикт `result` проверки `exercise` (например, 'check_softmax') в work/.verdicts.jsonl.
+
+    На сервере класса (заданы CLASS_VERDICTS_URL и JUPYTERHUB_API_TOKEN) — отправляет его службе class-verdicts.
+    """
     from course_lib.exercises import BY_LESSON     # здесь, а не наверху: __init__ пакета импортирует нас
 
     answer = getattr(candidate, "__name__", "") if callable(candidate) else ""

@@ -22,6 +22,7 @@ import http.server
 import json
 import os
 import pathlib
+import re
 import sys
 import threading
 import time
@@ -34,6 +35,7 @@ BODY_FIELDS = ("lesson", "exercise", "status", "message", "answer")
 BODY_LIMIT = 64 * 2**10                         # вердикт — сотни байт; больше — не вердикт
 SECRET = "verdict-secret"
 SPOOL = "verdicts"
+ACCOUNT = re.compile(r"[a-z_][a-z0-9_-]{0,31}")     # как в tools/classroom/results.py: ученики — записи Linux
 
 
 class Rejected(Exception):
@@ -135,6 +137,8 @@ def learner_of(header, hub_api, timeout=10):
         raise Rejected(503, f"хаб не отвечает ({error}) — вердикт не записан") from None
     if not isinstance(model, dict) or model.get("kind") != "user" or not isinstance(model.get("name"), str):
         raise Rejected(403, "это ключ не ученика (служба или что-то другое): вердикты пишут только ученики")
+    if not ACCOUNT.fullmatch(model["name"]):              # имя станет именем файла спула: только имя записи Linux
+        raise Rejected(403, f"имя {model['name']!r} не может быть учётной записью ученика класса")
     scopes = model.get("scopes") or []
     if SCOPE not in scopes and "access:services" not in scopes:
         raise Rejected(403, f"у ключа нет права {SCOPE}: его дают роль user и Spawner.server_token_scopes "
@@ -144,6 +148,7 @@ def learner_of(header, hub_api, timeout=10):
 
 class Handler(http.server.BaseHTTPRequestHandler):
     server_version = NAME
+    timeout = 15                        # секунд на запрос: ядро, которое замолчало посреди тела, не держит поток
 
     def do_POST(self):                                      # noqa: N802 — так зовёт http.server
         try:

@@ -98,5 +98,116 @@
     }
   };
 
-  root.CourseLive = {kinds: kinds, matrix: matrix, bars: bars, colour: colour, escape: escape, fixed: fixed};
+  function unpack(text) {
+    var bytes = atob(text), buffer = new Uint8Array(bytes.length);
+    for (var i = 0; i < bytes.length; i++) buffer[i] = bytes.charCodeAt(i);
+    return new Float64Array(buffer.buffer);
+  }
+
+  var unpacked = {};
+
+  // Q и K (T, d_model) предложения для пары «d_model/зерно» -> веса каждой головы (h, T, T) при этих ползунках
+  function headWeights(d, key, T, heads, causal, scaled) {
+    if (!unpacked[key]) unpacked[key] = unpack(d.pairs[key]);
+    var flat = unpacked[key], all = d.tokens.length, d_model = flat.length / (2 * all), d_head = d_model / heads;
+    var mask = causal ? A.causalMask(T) : null, weights = [];
+    for (var h = 0; h < heads; h++) {
+      var part = function (offset) {
+        var rows = [];
+        for (var t = 0; t < T; t++) {
+          var start = offset + t * d_model + h * d_head;
+          rows.push(Array.prototype.slice.call(flat, start, start + d_head));
+        }
+        return rows;
+      };
+      // scale: None — 1/√d_head, как у слоя; без деления — 1 (attention_weights: копия слоя со scale = 1.0)
+      weights.push(A.scaledDotProductAttention(part(0), part(all * d_model), null, mask, scaled ? null : 1, false).weights);
+    }
+    return {weights: weights, mask: mask};
+  }
+
+  // Уроки 03 и 06, главный исследователь: T, маска, √d_k, запрос и голова — при любых d_k, головах и зерне,
+  // для которых Q и K положены в страницу
+  kinds.attention = {
+    covers: function (d, v) { return !!d.pairs[(v.heads * v.d_k) + "/" + v.seed]; },
+    compute: function (d, v) {
+      var T = Math.max(1, Math.min(v.T, d.tokens.length)), tokens = d.tokens.slice(0, T);
+      var query = Math.max(0, Math.min(v.query, T - 1)), head = Math.max(1, Math.min(v.head, v.heads));
+      var got = headWeights(d, (v.heads * v.d_k) + "/" + v.seed, T, v.heads, !!v.causal, !!v.scaled);
+      var rows = got.weights.map(function (w) { return w[query]; });
+      var entropy = rows.map(A.entropy), peak = rows.map(function (r) { return Math.max.apply(null, r); });
+      var notes = [];
+      if (T === 1) notes.push(d.notes.one);
+      if (v.d_k === 1) notes.push(d.notes.d_k_1);
+      var html = got.weights.map(function (w, i) {
+        return matrix(w, tokens, tokens, "голова " + (i + 1), {mask: got.mask, query: query});
+      }).join("") + bars(tokens, rows[head - 1], null, "куда смотрит «" + tokens[query] + "» (голова " + head + ")");
+      var cells = entropy.map(function (H, i) {
+        return "<td style='padding:0 10px'>голова " + (i + 1) + ": H = " + fixed(H, 2) + " бит, max = " + fixed(peak[i], 2) + "</td>";
+      }).join("");
+      var caption = "<b>запрос «" + escape(tokens[query]) + "»</b> (его строка выделена) — энтропия строки (0 — смотрит в одну точку, " +
+        fixed(Math.log2(T), 2) + " — поровну на всех) и наибольший вес:<table><tr>" + cells + "</tr></table>";
+      return {numbers: {weights: got.weights, entropy: entropy, peak: peak}, html: html, caption: caption,
+              message: notes.filter(Boolean).join(" "), limits: {query: [0, T - 1], head: [1, v.heads]},
+              description: ["веса " + v.heads + " голов, T = " + T + (v.causal ? ", с причинной маской" : "") +
+                            (v.scaled ? "" : ", без деления на √d_k")].concat(entropy.map(function (H, i) {
+                              return "голова " + (i + 1) + ", запрос «" + tokens[query] + "»: H = " + fixed(H, 2) + " бит, max = " + fixed(peak[i], 2);
+                            }))};
+    }
+  };
+
+  function cached(d, name) {
+    d._unpacked = d._unpacked || {};
+    if (!d._unpacked[name]) d._unpacked[name] = unpack(d[name]);
+    return d._unpacked[name];
+  }
+
+  // строки x (T, d) @ W (d, d) + b, как Linear: y = x @ weight + bias
+  function linear(rows, W, b, d) {
+    return rows.map(function (x) {
+      var y = new Array(d);
+      for (var j = 0; j < d; j++) {
+        var total = 0;
+        for (var c = 0; c < d; c++) total += x[c] * W[c * d + j];
+        y[j] = total + b[j];
+      }
+      return y;
+    });
+  }
+
+  // Урок 04: веса исходного порядка и переставленного; позиции — сложение с P до слоя
+  kinds.permutation = {
+    covers: function (d, v) { return v.shuffle - d.first >= 0 && v.shuffle - d.first < d.orders.length; },
+    compute: function (d, v) {
+      var n = d.tokens.length, X = cached(d, "X"), P = cached(d, "P"), dim = d.d;
+      var order = d.orders[v.shuffle - d.first];
+      var input = function (perm) {
+        return perm.map(function (t, i) {
+          var row = [];
+          for (var c = 0; c < dim; c++) row.push(X[t * dim + c] + (v.positional ? P[i * dim + c] : 0));
+          return row;
+        });
+      };
+      var attend = function (rows) {
+        return A.scaledDotProductAttention(linear(rows, cached(d, "W_q"), cached(d, "b_q"), dim),
+                                           linear(rows, cached(d, "W_k"), cached(d, "b_k"), dim), null, null, null, false).weights;
+      };
+      var identity = d.tokens.map(function (t, i) { return i; });
+      var weights = attend(input(identity)), permuted = attend(input(order));
+      var together = permuted.every(function (row, i) {        // np.allclose(permuted, weights[order][:, order])
+        return row.every(function (w, j) { var b = weights[order[i]][order[j]]; return Math.abs(w - b) <= 1e-8 + 1e-5 * Math.abs(b); });
+      });
+      var top = Math.min(1, Math.ceil(Math.max.apply(null, weights.concat(permuted).map(function (r) { return Math.max.apply(null, r); })) * 10) / 10);
+      var moved = order.map(function (t) { return d.tokens[t]; });
+      var verdict = together ? "строки и столбцы переехали вместе: веса те же"
+                             : "веса изменились не только перестановкой: позиции что-то значат";
+      return {numbers: {weights: weights, permuted: permuted, order: order, moved_together: together ? 1 : 0},
+              html: "<p><b>" + escape(verdict) + "</b></p>" + matrix(weights, d.tokens, d.tokens, "исходный порядок", {top: top}) +
+                    matrix(permuted, moved, moved, "после перестановки", {top: top}),
+              caption: "", message: "",
+              description: [verdict, "порядок после перестановки: " + moved.join(" ")]};
+    }
+  };
+
+  root.CourseLive = {kinds: kinds, headWeights: headWeights, matrix: matrix, bars: bars, colour: colour, escape: escape, fixed: fixed};
 })(this);

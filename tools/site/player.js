@@ -122,7 +122,8 @@
         data.frames.forEach(function (frame, k) {
           if (frame.v.every(function (v, j) { return Math.abs(v - wanted[j]) < 1e-6; })) exact = k;
         });
-        var values = {};
+        var values = {};                               // и ползунки, которые не двигаются (одно положение), — их начало
+        data.controls.forEach(function (spec) { if (spec.start !== undefined) values[spec.name] = spec.start; });
         data.names.forEach(function (n, j) { values[n] = wanted[j]; });
         if (exact >= 0) { show(exact); return; }
         if (kind.covers(data.live, values)) { showLive(values); return; }
