@@ -121,7 +121,8 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
                  "solutions": bool(solutions), "pids": pids_limit}
         if all(old.get(k) == v for k, v in asked.items()) and bool(old["cert"]) == bool(cert):
             print(f"make class: класс уже идёт — {address(old)} (остановить: make class-stop)")
-            return {**old, "made": []}
+            closed = [] if solutions else handout_guard.close(state)     # и то, что появилось с тех пор (make site)
+            return {**old, "made": [], "closed": closed}
         # список или настройки изменились: перезапускаем только хаб — серверы учеников работают дальше
         print("make class: настройки или список учеников изменились — перезапускаю хаб (ученики работают дальше)")
         end(running, grace=10)
