@@ -26,7 +26,7 @@ import pytest
 
 from tests.hub_client import Hub, kill, processes_of
 from tools.classroom import hub
-from tools.classroom.processes import alive, free_port, listeners, of_class, port_free
+from tools.classroom.processes import alive, class_processes, cmdline, free_port, listeners, of_class, port_free
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -159,8 +159,8 @@ def test_stopping_another_class_with_the_same_names_leaves_the_neighbour(neighbo
     старые номера, которые теперь у процессов соседа. Его make class-stop не трогает ни соседа, ни учителя,
     запустившего ядро сам, вне хаба."""
     teacher = neighbour["teacher"]
-    own = subprocess.Popen(["runuser", "-u", teacher, "--", PYTHON, "-c", "import time; time.sleep(300)",
-                            "-m", "ipykernel_launcher"], stdin=subprocess.DEVNULL)    # «jupyter lab учителя»
+    own = subprocess.Popen(["/bin/bash", "-c", "exec -a ipykernel_launcher sleep 300"],   # «ядро учителя» вне хаба
+                           user=teacher, cwd="/", stdin=subprocess.DEVNULL)
     try:
         other = tmp_path / "other-state"
         other.mkdir()
@@ -283,3 +283,29 @@ def test_public_port_taken_between_probe_and_start(small_class, monkeypatch):
         assert listeners(port) == [os.getpid()], "чужой порт тронут"
     finally:
         held.close()
+
+
+def test_class_processes_go_by_the_environment_not_by_the_account(tmp_path):
+    """Процессы одной и той же записи: сервер этого класса (CLASS_STATE), сервер старого запуска без CLASS_STATE,
+    но с API хаба этого класса, процесс соседнего класса и процесс той же записи вне хаба. Свои — первые два."""
+    state, hub_port = (tmp_path / "state").resolve(), free_port()
+    envs = {"этот класс": {"CLASS_STATE": str(state)},
+            "старый запуск этого класса": {"JUPYTERHUB_API_URL": f"http://127.0.0.1:{hub_port}/hub/api"},
+            "соседний класс": {"CLASS_STATE": str(tmp_path / "other"),
+                               "JUPYTERHUB_API_URL": f"http://127.0.0.1:{hub_port}/hub/api"},
+            "старый сервер соседа": {"JUPYTERHUB_API_URL": f"http://127.0.0.1:{hub_port + 1}/hub/api"},
+            "вне хаба": {}}
+    kernel = ["/bin/bash", "-c", "exec -a ipykernel_launcher sleep 120"]          # с виду — ядро ученика
+    started = {what: subprocess.Popen(["env", "-i", *(f"{k}={v}" for k, v in env.items()), *kernel],
+                                      user="nobody", cwd="/") for what, env in envs.items()}
+    try:
+        deadline = time.monotonic() + 10                       # env -i и bash успели смениться на «ядро»
+        while any(not cmdline(p.pid).startswith("ipykernel") for p in started.values()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        found = set(class_processes({"teacher": "nobody", "learners": [], "hub_port": hub_port}, state))
+        mine = {what for what, process in started.items() if process.pid in found}
+        assert mine == {"этот класс", "старый запуск этого класса"}, mine
+    finally:
+        for process in started.values():
+            process.kill()
+            process.wait()
