@@ -87,10 +87,11 @@ site:
 #   TEACHER=teacher — запись учителя, администратора хаба (создаётся, если её нет);
 #   SOLUTIONS=no — копии уроков ученикам без ячеек с решениями;
 #   CERT, KEY — сертификат и ключ TLS (например от certbot: fullchain.pem и privkey.pem) — тогда хаб отвечает по HTTPS;
-#   MEMORY — предел памяти одного ученика (сервер и все его ядра); по умолчанию — из tools/classroom/limits.py.
+#   MEMORY — предел памяти одного ученика (сервер и все его ядра); по умолчанию — из tools/classroom/limits.py;
+#   PIDS — предел процессов и потоков одного ученика (512); DISK — место одного ученика, образ его дома (1G; no — без).
 # Нужен JupyterHub в .venv: make class ставит extra `class` (jupyterhub, jupyterhub-firstuseauthenticator, …).
 class:
-	@$(COURSE) class $(call given,$(COMMON) HOST PORT TEACHER SOLUTIONS CERT KEY MEMORY)
+	@$(COURSE) class $(call given,$(COMMON) HOST PORT TEACHER SOLUTIONS CERT KEY MEMORY PIDS DISK)
 
 # Остановить всё: серверы и ядра учеников, хаб, прокси, culler (работа учеников остаётся). Повторять можно.
 class-stop:

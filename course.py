@@ -44,10 +44,12 @@ class Command:
     help: str
     variables: dict = field(default_factory=dict)       # ИМЯ -> значение по умолчанию (None — вычисляется)
     installs: str = ""                                  # "", "lab", "test", "class": что должно стоять в .venv
-    posix_only: bool = False                            # класс на сервере — только Linux (учётные записи, root)
+    not_on_windows: str = ""                            # почему команды нет на Windows (пусто — есть)
 
 
 VENV_DEFAULT = ".venv"
+CLASS_NEEDS_LINUX = ("класс на одном сервере — только для Linux: хаб заводит ученикам учётные записи системы и "
+                     "запускается от root. На Windows проведите класс через Binder или ноутбуки учеников (TEACHERS.md).")
 COMMON = {"VENV": VENV_DEFAULT, "SKIP_INSTALL": "no"}
 COMMANDS = {
     "lab": Command("поставить курс в .venv, скопировать уроки в work/ и открыть их в JupyterLab "
@@ -65,13 +67,17 @@ COMMANDS = {
     "site": Command("собрать статический сайт курса в site/", {}, "test"),
     "answers": Command("ответы учителя в class/answers/ (ONLY=\"02 03\" — только эти уроки)", {"ONLY": ""}, "lab"),
     "nbgrader": Command("курс nbgrader из уроков (OUT=папка, ONLY=\"02 03\")", {"OUT": "class/nbgrader", "ONLY": ""}, "lab"),
-    "results": Command("вердикты класса в results/ (FROM=\"anna boris\" — из этих папок с ноутбуков)", {"FROM": ""}, ""),
+    "results": Command("вердикты класса в results/ (FROM=\"anna boris\" — из этих папок с ноутбуков)", {"FROM": ""}, "",
+                       not_on_windows="сбор вердиктов пока идёт только на Linux и macOS: он читает папки учеников, не "
+                       "переходя по ссылкам (O_NOFOLLOW, открытие файла относительно открытой папки), а в Python на "
+                       "Windows этого нет. Скопируйте папки учеников на машину с Linux или macOS и запустите там "
+                       "make results FROM=\"anna boris\"."),
     "class": Command("класс на одном сервере (JupyterHub, только Linux, от root): см. TEACHERS.md",
                      {"HOST": "127.0.0.1", "PORT": "8000", "TEACHER": "teacher", "SOLUTIONS": "yes",
-                      "CERT": "", "KEY": "", "MEMORY": ""}, "class", posix_only=True),
+                      "CERT": "", "KEY": "", "MEMORY": "", "PIDS": "", "DISK": ""}, "class", not_on_windows=CLASS_NEEDS_LINUX),
     "class-stop": Command("остановить класс: серверы и ядра учеников, хаб, прокси (работа учеников остаётся)",
-                          {}, "", posix_only=True),
-    "class-status": Command("идёт ли класс и у кого запущены серверы", {}, "", posix_only=True),
+                          {}, "", not_on_windows=CLASS_NEEDS_LINUX),
+    "class-status": Command("идёт ли класс и у кого запущены серверы", {}, "", not_on_windows=CLASS_NEEDS_LINUX),
     "clean": Command("удалить .venv, .venv-lowest, test-artifacts и .hypothesis", {}, ""),
 }
 VARIABLE_HELP = {
@@ -185,7 +191,8 @@ def run_command(name, values, python, windows=None, as_root=False):
     if name == "class":
         return [*py, "-m", "tools.classroom.hub", "start", "--host", values["HOST"], "--port", values["PORT"],
                 "--teacher", values["TEACHER"], "--solutions", values["SOLUTIONS"], "--cert", values["CERT"],
-                "--key", values["KEY"], *(["--memory", values["MEMORY"]] if values["MEMORY"] else [])]
+                "--key", values["KEY"], *(["--memory", values["MEMORY"]] if values["MEMORY"] else []),
+                *(["--pids", values["PIDS"]] if values["PIDS"] else []), *(["--disk", values["DISK"]] if values["DISK"] else [])]
     if name == "class-stop":
         return [*py, "-m", "tools.classroom.hub", "stop"]
     if name == "class-status":
@@ -228,11 +235,18 @@ def create_venv(venv):
         raise CourseError(f"в этом Python ({sys.executable}) нет модуля venv или ensurepip, а без них окружение "
                           "не создать. Debian/Ubuntu: sudo apt install python3-venv; Windows и macOS: Python с python.org "
                           "(в нём venv есть).")
+    venv, existed = pathlib.Path(venv), pathlib.Path(venv).exists()
     say(f"создаю окружение {venv} ({sys.executable} -m venv)")
     done = subprocess.run([sys.executable, "-m", "venv", str(venv)], cwd=ROOT)
-    if done.returncode != 0 or not venv_python(venv).exists():
+    if done.returncode == 0 and venv_python(venv).exists():
+        return
+    if not existed:
         shutil.rmtree(venv, ignore_errors=True)           # полуготовое окружение не должно выглядеть готовым
         raise CourseError(f"не удалось создать окружение {venv} (код {done.returncode}); сообщение Python — выше")
+    # Папка была и до нас (чужое окружение, копия с другой системы, ваши файлы): её не удаляем никогда.
+    raise CourseError(f"папка {venv} уже есть, но окружения Python в ней нет ({venv_python(venv)} не найден), и "
+                      f"{sys.executable} -m venv его не создал (код {done.returncode}). Папку не трогаю — в ней могут "
+                      f"быть ваши файлы: удалите или переименуйте её сами либо возьмите другую папку: VENV=.venv-course")
 
 
 def pip(python, *args):
@@ -298,10 +312,8 @@ def main(argv=None):
         return 0
     name, values = parse(argv)
     command = COMMANDS[name]
-    if command.posix_only and WINDOWS:
-        raise CourseError(f"{name}: класс на одном сервере — только для Linux: хаб заводит ученикам учётные записи "
-                          "системы и запускается от root. На Windows проведите класс через Binder или ноутбуки учеников "
-                          "(TEACHERS.md).", 2)
+    if command.not_on_windows and WINDOWS:
+        raise CourseError(f"{name}: {command.not_on_windows}", 2)
     if name == "clean":
         return clean()
     if name == "fresh" and not values["LESSON"]:

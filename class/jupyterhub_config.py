@@ -41,18 +41,26 @@ c.FirstUseAuthenticator.min_password_length = 8
 c.Authenticator.allowed_users = set(settings["learners"]) | {settings["teacher"]}
 c.Authenticator.admin_users = {settings["teacher"]}
 
-# --- серверы учеников: своя запись системы, свой work/, свой предел памяти ---
+# --- серверы учеников: своя запись системы, свой work/, свои пределы памяти и процессов (место — образ дома) ---
 c.JupyterHub.spawner_class = "tools.classroom.memory_cgroup.MemoryLimitedSpawner"
 c.Spawner.cmd = [settings["singleuser"]]
 c.Spawner.notebook_dir = "~/work"                # корень файлов и папка ядра — work/ ученика
 c.Spawner.default_url = "/lab"
 c.Spawner.mem_limit = settings["memory"]
-c.Spawner.environment = limits.learner_env()     # потоки BLAS и машинного отделения
-c.Spawner.args = limits.kernel_culling_args()    # ядра без дела закрывает сам сервер ученика
+c.MemoryLimitedSpawner.pids_limit = settings.get("pids", limits.PIDS)   # fork-бомба упирается в pids.max ученика
+# потоки BLAS и машинного отделения; куда ядро отправляет вердикты проверок (служба class-verdicts ниже)
+VERDICTS_URL = f"http://127.0.0.1:{settings['verdicts_port']}"
+c.Spawner.environment = {**limits.learner_env(), "CLASS_VERDICTS_URL": f"{VERDICTS_URL}/services/class-verdicts/record"}
+# ключ сервера ученика (JUPYTERHUB_API_TOKEN, его наследуют ядра): права роли server и право обратиться к службе
+c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server", "access:services!service=class-verdicts"]
+c.Spawner.args = [*limits.kernel_culling_args(),  # ядра без дела закрывает сам сервер ученика
+                  # ядро умерло посреди ячейки (предел памяти) — в ячейке русское объяснение
+                  f"--config={ROOT / 'tools' / 'classroom' / 'learner_server_config.py'}"]
 c.Spawner.http_timeout = 60
 c.Spawner.start_timeout = 90
 
-# --- службы: culler останавливает серверы без дела; class-tools — для make class-stop/-status ---
+# --- службы: culler останавливает серверы без дела; class-tools — для make class-stop/-status;
+#     class-verdicts принимает вердикты проверок учеников ---
 c.JupyterHub.services = [
     {
         "name": "idle-culler",
@@ -65,8 +73,21 @@ c.JupyterHub.services = [
         "name": "class-tools",
         "api_token": (STATE / "service-token").read_text().strip(),   # файл 0600, только для root
     },
+    {   # вердикты учеников: подписанные строки в <state>/verdicts/ (tools/classroom/verdicts.py); ученика служба
+        # узнаёт, спросив хаб его же ключом, — своих прав у хаба ей для этого не нужно
+        "name": "class-verdicts",
+        "url": VERDICTS_URL,
+        "command": [sys.executable, "-m", "tools.classroom.verdicts", "--state", str(STATE)],
+        "cwd": str(ROOT),
+        "environment": {"PYTHONPATH": str(ROOT)},
+        "display": False,
+    },
 ]
 c.JupyterHub.load_roles = [
+    {   # ученики (и учитель): свои серверы, как по умолчанию, и отправка вердиктов службе class-verdicts
+        "name": "user",
+        "scopes": ["self", "access:services!service=class-verdicts"],
+    },
     {   # JupyterHub 5+: службе — только нужные права (так велит README jupyterhub-idle-culler)
         "name": "idle-culler",
         "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],

@@ -82,13 +82,19 @@ class Hub:
 
 
 class KernelDied(Exception):
-    """Ядро умерло посреди исполнения (сервер сообщил restarting/dead или закрыл канал)."""
+    """Ядро умерло посреди исполнения (сервер сообщил restarting/dead или закрыл канал).
+
+    output и error — что ячейка успела получить до смерти ядра (так приходит и объяснение сервера класса)."""
+
+    def __init__(self, reason, output="", error=None):
+        super().__init__(reason)
+        self.output, self.error = output, error
 
 
 class Kernel:
     def __init__(self, hub, user, kernel_id):
         self.hub, self.user, self.id = hub, user, kernel_id
-        self.ws = None
+        self.ws, self.traceback = None, ""
 
     def connect(self):
         url = f"ws://{self.hub.base.split('://', 1)[1]}/user/{self.user}/api/kernels/{self.id}/channels"
@@ -120,17 +126,18 @@ class Kernel:
                 continue
             except (websocket.WebSocketException, ConnectionError) as lost:
                 self.ws = None
-                raise KernelDied(str(lost)) from None
+                raise KernelDied(str(lost), "".join(out), error) from None
             state = message.get("content", {}).get("execution_state")
             if message["msg_type"] == "status" and state in ("restarting", "dead"):
                 self.ws = None
-                raise KernelDied(state)
+                raise KernelDied(state, "".join(out), error)
             if message.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             if message["msg_type"] == "stream":
                 out.append(message["content"]["text"])
             elif message["msg_type"] == "error":
                 error = f"{message['content']['ename']}: {message['content']['evalue']}"
+                self.traceback = "\n".join(message["content"].get("traceback", []))
             elif message["msg_type"] == "status" and state == "idle":
                 break
         self.close()

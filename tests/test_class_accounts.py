@@ -2,14 +2,18 @@
 списке make class не делает ничего — ни одной записи системы наполовину."""
 
 import os
-import pwd
 import secrets
 import subprocess
 import sys
 
 import pytest
 
-from tools.classroom import accounts, limits
+from posix_only import skip_module_without
+
+skip_module_without("pwd", "os.geteuid")                 # записи системы класса — только Linux; до import pwd
+import pwd  # noqa: E402
+
+from tools.classroom import accounts, limits  # noqa: E402
 
 
 def problem_of(text):

@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import pathlib
-import pwd
 import secrets
 import socket
 import subprocess
@@ -24,9 +23,15 @@ import urllib.request
 
 import pytest
 
-from tests.hub_client import Hub, kill, processes_of
-from tools.classroom import hub
-from tools.classroom.processes import alive, class_processes, cmdline, free_port, listeners, of_class, port_free
+from posix_only import skip_module_without
+
+skip_module_without("pwd", "os.geteuid")      # класс — только Linux; до import pwd
+import pwd  # noqa: E402
+
+from tests.hub_client import Hub, kill, processes_of  # noqa: E402
+from tools.classroom import hub  # noqa: E402
+from tools.classroom.processes import (alive, class_processes, cmdline, free_port, listeners, of_class,  # noqa: E402
+                                       port_free)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable

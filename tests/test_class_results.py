@@ -9,7 +9,6 @@ import csv
 import json
 import os
 import pathlib
-import pwd
 import secrets
 import subprocess
 import sys
@@ -18,9 +17,16 @@ import nbformat
 import numpy as np
 import pytest
 
-from course_lib.exercises import BY_LESSON, _record, check_softmax
-from tools import workspace
-from tools.classroom import collect, results
+from posix_only import skip_module_without
+
+# make results читает папки учеников без перехода по ссылкам (O_NOFOLLOW, O_DIRECTORY) — Linux и macOS;
+# на Windows python course.py results отказывает по-русски (tests/test_course_cli.py). До import pwd.
+skip_module_without("pwd", "os.geteuid", "os.O_NOFOLLOW", "os.O_DIRECTORY")
+import pwd  # noqa: E402
+
+from course_lib.exercises import BY_LESSON, _record, check_softmax  # noqa: E402
+from tools import workspace  # noqa: E402
+from tools.classroom import collect, results, verdicts  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXERCISES = [(lesson, name) for lesson, names in BY_LESSON.items() for name in names]
@@ -227,10 +233,10 @@ def test_one_odd_folder_does_not_stop_the_rest(tmp_path, capsys, monkeypatch):
     learner(tmp_path, "boris", right_softmax)
     real = results.read_work
 
-    def flaky(name, path):
+    def flaky(name, path, *signing):
         if name == "boris":
             raise OSError(5, "Input/output error")
-        return real(name, path)
+        return real(name, path, *signing)
     monkeypatch.setattr(results, "read_work", flaky)
     code, rows = collect_from(tmp_path, "anna", "boris")
     out = capsys.readouterr().out
@@ -263,23 +269,30 @@ def account(tmp_path):
 
 
 def test_hub_learners_from_learners_txt(tmp_path, capsys, account):
+    """Ученики хаба: вердикты — из подписанного спула службы; свой файл work/.verdicts.jsonl ученика не в счёт."""
     name, home = account
     workspace.prepare(home / "work")
     os.chdir(home / "work")
     try:
-        check_softmax(wrong_softmax)
+        check_softmax(right_softmax)                        # без хаба — в свой файл: как правка ученика
     finally:
         os.chdir(ROOT)
+    assert '"solved"' in (home / "work" / _record.RECORD).read_text(encoding="utf-8")
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / verdicts.SECRET).write_text(secrets.token_hex(32))
+    verdicts.append(state, verdicts.read_secret(state), name, {"lesson": "02", "exercise": "check_softmax",
+                    "status": "wrong", "message": "❌ на [1, 2, 3]: не нормированы", "answer": "wrong_softmax"})
     listing = tmp_path / "learners.txt"
     listing.write_text(f"# класс 7Б\n{name}\n\n{name}  # опять\nvrdt-nobody-here\nАнна\nroot\n", encoding="utf-8")
-    code = results.main(["--learners", str(listing), "--out", str(tmp_path / "results")])
+    code = results.main(["--learners", str(listing), "--out", str(tmp_path / "results"), "--state", str(state)])
     out = capsys.readouterr().out
     rows = list(csv.reader((tmp_path / "results" / "class.csv").read_text(encoding="utf-8").splitlines()))
     assert code == 0 and {r[0] for r in rows[1:]} == {name} and row(rows, name)[3:5] == ["wrong", "1"]
     for said in (f"строка 4: ученик «{name}» записан второй раз", "строка 5: учётной записи «vrdt-nobody-here»",
                  "строка 6: «Анна» не может быть именем учётной записи", "root: папку /root/work не открыть — её нет"):
         assert said in out, out
-    assert pwd.getpwnam(name).pw_dir == str(home)
+    assert pwd.getpwnam(name).pw_dir == str(home) and "без подписи" not in out
     listing.write_text("# пока никого\n\n", encoding="utf-8")
     assert results.main(["--learners", str(listing), "--out", str(tmp_path / "results")]) == 2
     assert "нет ни одного ученика" in capsys.readouterr().out

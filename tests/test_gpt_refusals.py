@@ -9,10 +9,12 @@ CharTokenizer, load_text, train_gpt, save_gpt/load_gpt, оценки props/gpt_r
 подложенный pickle не выполняется, крошечная температура — жадный выбор.
 """
 
+import _thread
 import contextlib
 import pickle
 import re
 import signal
+import threading
 import zipfile
 
 import numpy as np
@@ -362,8 +364,22 @@ ROWS = [
 @contextlib.contextmanager
 def alarm(name):
     """Проба дольше HANG_SECONDS — зависание: падаем с именем пробы, а не ждём часами."""
+    said = f"{name}: нет ответа за {HANG_SECONDS} с — отказ должен прийти до работы"
+    if not hasattr(signal, "SIGALRM"):
+        # Windows: будильника-сигнала нет — таймер в другом потоке прерывает главный (KeyboardInterrupt),
+        # как SIGALRM, между строками Python; сама проверка отказа та же, что на Linux.
+        timer = threading.Timer(HANG_SECONDS, _thread.interrupt_main)
+        timer.start()
+        try:
+            yield
+        except KeyboardInterrupt:
+            raise TimeoutError(said) from None
+        finally:
+            timer.cancel()
+        return
+
     def hang(*_):
-        raise TimeoutError(f"{name}: нет ответа за {HANG_SECONDS} с — отказ должен прийти до работы")
+        raise TimeoutError(said)
     previous = signal.signal(signal.SIGALRM, hang)
     signal.alarm(HANG_SECONDS)
     try:

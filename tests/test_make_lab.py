@@ -25,6 +25,7 @@ import nbformat
 import pytest
 
 from _jupyter_server import free_port, isolated_env
+from posix_only import needs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -241,7 +242,7 @@ def _stop(process):
             process.wait(timeout=10)
 
 
-@pytest.mark.skipif(os.name == "nt", reason="группа процессов (killpg) — Linux и macOS")
+@needs("os.killpg", "os.geteuid", "signal.SIGKILL")      # группа процессов и root — Linux и macOS
 @pytest.mark.parametrize("runner, ui", [
     pytest.param("make", "lab", marks=MAKE_ONLY),
     pytest.param("make", "notebook", marks=MAKE_ONLY),     # Jupyter Notebook 7 (make lab UI=notebook)

@@ -22,6 +22,7 @@ import pytest
 from nbclient import NotebookClient
 
 from course_lib.exercises import _record, check_attend_one, check_softmax
+from posix_only import needs
 from tools import workspace
 from tools.classroom import collect, results
 
@@ -91,6 +92,7 @@ def test_subfolder_of_work_records_at_work(work, monkeypatch):
     assert not (work / "backup" / _record.RECORD).exists()
 
 
+@needs("os.fork")
 def test_kernels_writing_at_once_never_mix_lines(work):
     """Четыре «ядра» ученика пишут одновременно: каждая строка записи — целый JSON, ни одна не пропала."""
     children = []
@@ -146,6 +148,9 @@ def spoil(how, work):
         (work / _record.RECORD).mkdir()
 
 
+# Права папки, ссылка без O_NOFOLLOW и запись под nobody (fork, setuid) — Linux и macOS; на Windows открыть папку
+# вместо файла — «нет прав» (EACCES), а не EISDIR.
+@needs("os.fork", "os.geteuid", "os.setuid", "os.O_NOFOLLOW")
 @pytest.mark.parametrize("how, reason", [("read-only", "нет прав на запись"), ("symlink", "это ссылка, а не файл"),
                                          ("directory", "это папка, а не файл")])
 def test_lesson_goes_on_when_the_record_cannot_be_written(how, reason, monkeypatch, capsys):
@@ -176,6 +181,7 @@ def test_lesson_goes_on_when_the_record_cannot_be_written(how, reason, monkeypat
         shutil.rmtree(base)
 
 
+@needs("os.O_NOFOLLOW", "os.O_DIRECTORY")            # make results (collect.py) — Linux и macOS
 def test_kernel_records_exercise_cells_of_lesson_02_not_solution_cells(tmp_path, monkeypatch):
     """Настоящее ядро в work/: ячейки упражнений урока 02 (свою softmax решили, attend_one — нет) и решения курса."""
     work = tmp_path / "anna" / "work"

@@ -243,6 +243,7 @@ class Player:
         self.frames, self.files, self.bytes = {}, {}, 0
         self._reset()
         self.key_start = {n: _position(self.controls[n]) for n in self.names}
+        self.live = None
 
     def grid_size(self, budget=None):
         self._reset()
@@ -281,7 +282,15 @@ class Player:
                         self._reset()
                         _set_position(self.controls[name], position)
                         self._snap(describe_figure, plain)
+            self._reset()
+            if not self.complete():                       # без кадра страница досчитает сама (None — не умеет)
+                from site_live import live_data
+                self.live = live_data(self.explorer, self.start)
         return self
+
+    def complete(self):
+        """Нарисованы все сочетания и каждый шаг каждого ползунка: досчитывать странице нечего."""
+        return self.full and all(_stride(self.controls[n], self.budget) == 1 for n in self.names)
 
     def _walk(self, depth):
         from site_describe import describe_figure, plain
@@ -321,7 +330,7 @@ class Player:
     def html(self):
         specs = [_spec(n, c) for n, c in self.controls.items()]
         data = {"names": self.names, "controls": specs, "frames": list(self.frames.values()),
-                "start": [_position(self.controls[n]) for n in self.names], "full": self.full}
+                "start": [_position(self.controls[n]) for n in self.names], "full": self.full, "live": self.live}
         first = self.frames[tuple(data["start"])] if tuple(data["start"]) in self.frames else data["frames"][0]
         mode = ("Нарисованы все сочетания положений ползунков." if self.full else
                 "Сочетаний слишком много: каждый ползунок двигается один, остальные при этом возвращаются "
@@ -330,6 +339,13 @@ class Player:
                   for n in self.names if _stride(self.controls[n], self.budget) > 1]
         if sparse:
             mode += " Длинные ползунки нарисованы не на каждом шаге: " + ", ".join(sparse) + '.'
+        if self.live:                                     # не все сочетания — досчитывает страница (site_live.py)
+            from site_live import live_note
+            if not self.full:
+                mode = mode.replace("Сочетаний слишком много: каждый ползунок двигается один, остальные при этом "
+                                    "возвращаются в начальное положение.",
+                                    "Нарисованы не все сочетания положений ползунков.")
+            mode += " " + live_note(self.live)
         rows = []
         for spec in specs:
             cid = f"{self.ident}-{spec['name']}"
@@ -363,6 +379,7 @@ class Player:
                 f'<div class="caption" aria-live="polite">{first["c"]}</div>'
                 f'<figure><img class="frame" src="{first["f"]}" width="{first["w"]}" height="{first["h"]}" '
                 f'alt="кадр виджета" aria-describedby="{self.ident}-desc">'
+                f'<div class="live" hidden role="region" aria-label="посчитано в странице"></div>'
                 f'<figcaption><details><summary>Описание кадра</summary><ul class="description" id="{self.ident}-desc">'
                 f'{"".join(f"<li>{html.escape(line)}</li>" for line in first["d"])}</ul></details></figcaption></figure>'
                 f'<script type="application/json" class="player-data">{payload}</script></section>')
@@ -457,7 +474,7 @@ def page(title, body, nav, formulas=True, player=True):
                     'showMathMenu:false,messageStyle:"none",menuSettings:{zoom:"None"}});</script>'
                     '<script src="mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"></script>')
     if player:
-        scripts += '<script src="player.js"></script>'
+        scripts += '<script src="attention.js"></script><script src="live.js"></script><script src="player.js"></script>'
     return (f'<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{html.escape(title)} — Attention без магии</title>'
@@ -530,7 +547,7 @@ def build(out, only=(), budget=PUBLISH):
     out.mkdir(parents=True)
     report = {"players": [], "warnings": [], "pages": []}
     copy_mathjax(out)
-    for name in ("style.css", "player.js"):
+    for name in ("style.css", "attention.js", "live.js", "player.js"):
         shutil.copy2(ASSETS / name, out / name)
     (out / "pygments.css").write_text(HtmlFormatter().get_style_defs(".highlight"), encoding="utf-8")
     lessons = [Lesson(p) for p in sorted(LESSONS.glob("[0-9][0-9]_*.ipynb"))]

@@ -34,7 +34,7 @@ def lost_axis(e):
 
 def _causal_mistakes(scores):
     """Ошибки ученика: как вышли бы веса, и что ему сказать. Каждую считаем с двумя softmax: nt.softmax и «свой»."""
-    T = scores.shape[-1]
+    *_, T = scores.shape
     ones = np.ones((T, T))
     allowed = np.tril(ones) == 1
     masks = [
@@ -73,7 +73,7 @@ def _causal_mistakes(scores):
 
 
 def _causal_reference(scores):
-    T = scores.shape[-1]
+    *_, T = scores.shape
     return softmax(np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf))
 
 

@@ -11,11 +11,18 @@ from course_lib.exercises._errors import describe
 
 
 def _cosine(a, b):
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+    # длины — корни из a·a и b·b (так их считает и np.linalg.norm): строк решения урока здесь нет
+    length_a, length_b = np.sqrt(np.dot(a, a)), np.sqrt(np.dot(b, b))
+    return float(np.dot(a, b) / (length_a * length_b))
 
 
 PARENTHESES = ("знаменатель без скобок: a @ b / ‖a‖ * ‖b‖ делит на одну длину и умножает на другую. "
                "Возьмите произведение длин в скобки: a @ b / (‖a‖ * ‖b‖)")
+
+
+def _lengths(vectors):
+    """Длины строк (V, 1): корень из суммы квадратов — то же, что np.linalg.norm(axis=1), бит в бит."""
+    return np.sqrt((vectors * vectors).sum(axis=1))[:, None]
 
 
 def _cosine_mistakes(a, b):
@@ -175,7 +182,7 @@ def _ranked(scores, word, vocab, k, best_first=True):
 
 
 def _nearest_mistakes(word, vocab, vectors, k):
-    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit = vectors / _lengths(vectors)
     own = vectors[vocab.index(word)]
     cosines, dots, distances = unit @ unit[vocab.index(word)], vectors @ own, np.linalg.norm(vectors - own, axis=1)
     return [
@@ -212,7 +219,7 @@ NEAREST_EXAMPLES = [  # (словарь, векторы, слово, k)
 
 
 def _cosines(vocab, vectors, word):
-    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit = vectors / _lengths(vectors)
     return unit @ unit[vocab.index(word)]
 
 

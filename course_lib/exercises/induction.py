@@ -37,7 +37,7 @@ def check_prefix_matching(candidate):
                 raise Wrong(f"{where}{crash}. Здесь это L = (T − 1) // 2, а не (T − 1) / 2") from None
             raise
         right = prefix_matching_scores(weights)
-        q = np.arange(L + 1, 2 * L + 1)
+        q = L + 1 + np.arange(L)                     # запросы второй копии L+1…2L
         expect_numbers(out, where.rstrip(": "), (h,))
         if out.shape == ():
             raise Wrong(f"{where}нужно по числу на каждую голову, форма (h,) = ({h},): усредняйте по запросам (axis=-1)")

@@ -31,6 +31,12 @@ def bank_report(model, data):
                       1 / data.ids.shape[1])
 
 
+def queries_outer(view):
+    """Копия view (..., Q) с осью запросов внешней в памяти — как у weights[..., q, k] с массивами q, k:
+    NumPy складывает такой массив по запросам в том же порядке, и среднее выходит то же, бит в бит."""
+    return np.moveaxis(np.moveaxis(view, -1, 0).copy(), 0, -1)
+
+
 def relation_scores(weights):
     """Сколько веса каждая голова отдаёт предыдущей позиции и первой: (previous (h,), first (h,)).
 
@@ -41,9 +47,10 @@ def relation_scores(weights):
     if weights.ndim < 3 or weights.shape[-1] != weights.shape[-2] or weights.shape[-1] < 3:
         raise ValueError(f"relation_scores ждёт веса формы (…, h, T, T) с T ≥ 3, а пришла форма {weights.shape}")
     weights = weights.reshape(-1, *weights.shape[-3:])                  # (B, h, T, T)
-    t = np.arange(2, weights.shape[-1])                                 # запросы 2…T−1
-    previous = weights[..., t, t - 1].mean(axis=(0, -1))                # (B, h, T−2) -> (h,)
-    first = weights[..., t, 0].mean(axis=(0, -1))                       # (B, h, T−2) -> (h,)
+    # запросы 2…T−1: диагональ под главной (weights[t, t − 1]) без строки 1 и столбец 0 без строк 0, 1
+    below = queries_outer(np.diagonal(weights, offset=-1, axis1=-2, axis2=-1)[..., 1:])
+    previous = below.mean(axis=(0, -1))                                 # (B, h, T−2) -> (h,)
+    first = queries_outer(weights[..., 2:, 0]).mean(axis=(0, -1))   # (B, h, T−2) -> (h,)
     return previous, first
 
 

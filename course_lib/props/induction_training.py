@@ -14,6 +14,7 @@ from course_lib.autograd.tensor import no_grad
 from course_lib.blas import one_blas_thread
 from course_lib.functional import cross_entropy
 from course_lib.nn.module import Module
+from course_lib.props.evaluation import queries_outer
 from course_lib.props.induction import LENGTHS, VOCAB, copy_losses, random_batch, repeated_blocks
 from course_lib.props.run_memory import RunMemory, fingerprint, weights_fingerprint
 from course_lib.props.training import train
@@ -109,14 +110,16 @@ def phase_change_step(second, window=25):
     return int(below[0]) + 1 if below.size else None
 
 
+# Диагонали, а не weights[..., t, t - 1]: так написаны решения уроков 07 и 09, а этот файл ученик может открыть
+# (tests/test_checkers_hold_no_solutions.py). Числа те же, бит в бит (queries_outer).
 def previous_token_scores(weights):
     """Сколько веса каждая голова отдаёт предыдущему токену: (..., T, T) -> (...).
 
     Средний weights[t, t − 1] по запросам t = 1…T−1.
     """
     weights = _check_weights(weights, "previous_token_scores")
-    t = np.arange(1, weights.shape[-1])
-    return weights[..., t, t - 1].mean(axis=-1)
+    below = np.diagonal(weights, offset=-1, axis1=-2, axis2=-1)          # (..., T − 1): weights[t, t − 1]
+    return queries_outer(below).mean(axis=-1)
 
 
 def prefix_matching_scores(weights):
@@ -126,9 +129,10 @@ def prefix_matching_scores(weights):
     «после прошлого раза» — позиция q − L + 1. Средний weights[q, q − L + 1] по этим q.
     """
     weights = _check_weights(weights, "prefix_matching_scores")
-    L = (weights.shape[-1] - 1) // 2
-    q = np.arange(L + 1, 2 * L + 1)
-    return weights[..., q, q - L + 1].mean(axis=-1)
+    L, _ = divmod(weights.shape[-1] - 1, 2)
+    # диагональ weights[i + L − 1, i] идёт по строкам L − 1…2L; нужны строки L+1…2L — без первых двух
+    after = np.diagonal(weights, offset=1 - L, axis1=-2, axis2=-1)[..., 2:]  # (..., L)
+    return queries_outer(after).mean(axis=-1)
 
 
 @dataclass

@@ -5,6 +5,11 @@
 как JSON и сверяется по полям; ничего не исполняется (ни pickle, ни eval — ячейки только компилируются,
 чтобы найти ошибку синтаксиса). Испорченное называется по-русски (ученик, файл, строка) и пропускается,
 остальное собирается.
+
+Записи — из одного из двух мест. На сервере класса — из спула службы class-verdicts
+(<state>/verdicts/<ученик>.jsonl, tools/classroom/verdicts.py): каждая строка подписана, строка, чья подпись
+не сошлась, не засчитывается и помечается; файл work/.verdicts.jsonl ученика там не читается — его ученик
+может править. С ноутбуков (FROM=) — из work/.verdicts.jsonl: подписи у таких записей нет.
 """
 
 import dataclasses
@@ -19,6 +24,8 @@ import warnings
 
 from course_lib.exercises import BY_LESSON
 from course_lib.exercises._record import RECORD
+from tools.classroom import verdicts
+from tools.classroom.results_page import FORGED
 
 RECORD_LIMIT = 8 * 2**20            # ≈ 25 тысяч вердиктов по ≈ 300 байт: больше ученик не набьёт за курс
 NOTEBOOK_LIMIT = 64 * 2**20         # урок с картинками — до 0.6 МБ; запас на выводы ученика
@@ -41,23 +48,32 @@ class Work:
     records: list = dataclasses.field(default_factory=list)        # верные записи, в порядке файла
     broken_cells: dict = dataclasses.field(default_factory=dict)   # упражнение -> «ошибка синтаксиса в …»
     problems: list = dataclasses.field(default_factory=list)
+    signed: bool = False                                           # записи из спула службы, подпись сверена
+    forged: dict = dataclasses.field(default_factory=dict)         # упражнение -> строк с несошедшейся подписью
 
 
-def read_work(learner, path):
-    """Записи и тетрадки из папки `path` (work/ ученика) -> Work; саму папку не открыть -> Refused."""
+def read_work(learner, path, state=None, secret=None):
+    """Записи и тетрадки из папки `path` (work/ ученика) -> Work; саму папку не открыть -> Refused.
+
+    state и secret (сервер класса): записи — из спула службы в state, каждая сверяется с подписью;
+    без них (FROM=) — из work/.verdicts.jsonl, без подписи.
+    """
     try:
         folder = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as error:                        # ссылка на папку с O_DIRECTORY даёт ENOTDIR, а не ELOOP
         why = _reason(error) if not os.path.islink(path) else _reason(OSError(errno.ELOOP, "ссылка"))
         raise Refused(f"{learner}: папку {path} не открыть — {why}") from None
-    work = Work(learner)
+    work = Work(learner, signed=state is not None)
     try:
-        try:
-            data = _read(folder, RECORD)
-        except Refused as why:
-            work.problems.append(f"{learner}: work/{RECORD} — {why}; вердикты этого ученика не собраны")
+        if state is not None:
+            _spool(work, state, secret)
         else:
-            _records(work, data or b"")
+            try:
+                data = _read(folder, RECORD)
+            except Refused as why:
+                work.problems.append(f"{learner}: work/{RECORD} — {why}; вердикты этого ученика не собраны")
+            else:
+                _records(work, data or b"")
         try:
             names = sorted(name for name in os.listdir(folder) if NOTEBOOK.fullmatch(name))
         except OSError as error:
@@ -96,21 +112,50 @@ def _read(folder, name):
         os.close(fd)
 
 
-def _records(work, data):
+def _spool(work, state, secret):
+    """Подписанные записи ученика из спула службы class-verdicts; нет спула — ученик ещё ничего не проверял."""
+    path = verdicts.spool_path(state, work.learner)
+    if secret is None:                  # секрета нет: make results говорит это один раз на весь класс
+        return
+    try:
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        work.problems.append(f"{work.learner}: спул вердиктов {path.parent} — {_reason(error)}; вердикты не собраны")
+        return
+    try:
+        data = _read(folder, path.name)
+    except Refused as why:
+        work.problems.append(f"{work.learner}: спул вердиктов {path} — {why}; вердикты этого ученика не собраны")
+        return
+    finally:
+        os.close(folder)
+    _records(work, data or b"", where=f"спул {path}", secret=secret)
+
+
+def _records(work, data, where=f"work/{RECORD}", secret=None):
     bad = []
     for number, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip():
             continue
         try:
             entry = _entry(raw)
+            if secret is not None and not verdicts.signature_ok(secret, json.loads(raw), work.learner):
+                work.forged[entry["exercise"]] = work.forged.get(entry["exercise"], 0) + 1
+                bad.append(f"{work.learner}: {where}, строка {number} — {FORGED}: строку изменили после записи "
+                           f"или она не этого ученика; не засчитана")
+                continue
         except ValueError as why:
-            bad.append(f"{work.learner}: work/{RECORD}, строка {number} — {why}; строка пропущена")
+            if secret is not None:                # в спуле службы испорченная строка — тоже подделка
+                work.forged[None] = work.forged.get(None, 0) + 1
+            bad.append(f"{work.learner}: {where}, строка {number} — {why}; строка пропущена")
         else:
             if not entry["answer"].endswith("_solution"):     # решения курса — не ответ ученика
                 work.records.append(entry)
     work.problems += bad[:SHOWN_BAD_LINES]
     if len(bad) > SHOWN_BAD_LINES:
-        work.problems.append(f"{work.learner}: work/{RECORD} — и ещё испорченных строк: {len(bad) - SHOWN_BAD_LINES}")
+        work.problems.append(f"{work.learner}: {where} — и ещё испорченных строк: {len(bad) - SHOWN_BAD_LINES}")
 
 
 def _json(data, broken):

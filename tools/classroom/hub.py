@@ -4,7 +4,8 @@
     sudo make class-stop           # = python -m tools.classroom.hub stop
     sudo make class-status         # = python -m tools.classroom.hub status
 
-Состояние (база хаба, секрет куки, пароли-хэши, ключ службы, журнал, PID) — в class/state/ (не в git).
+Состояние (база хаба, секрет куки, пароли-хэши, ключ службы, журнал, PID, спул вердиктов verdicts/ и секрет
+их подписи verdict-secret) — в class/state/ (не в git, папка 0700: ученику туда не заглянуть).
 Настройки JupyterHub — class/jupyterhub_config.py; пределы ученика — tools/classroom/limits.py.
 """
 
@@ -22,8 +23,8 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-from tools.classroom import accounts, limits, memory_cgroup
-from tools.classroom.processes import alive, class_processes, end, free_port, read_pid
+from tools.classroom import accounts, disk, handout_guard, limits, memory_cgroup
+from tools.classroom.processes import class_processes, end, free_port, orphan_services
 from tools.classroom.processes import class_pid, cmdline, environ, listeners, of_class, port_free
 
 ROOT = accounts.ROOT
@@ -95,7 +96,7 @@ def address(settings):
 
 
 def start(learners_file, state, host, port, teacher, solutions=True, cert="", key="", memory=limits.MEMORY,
-          wait=60):
+          wait=60, pids=limits.PIDS, disk_size=limits.DISK):
     """Записи, work/ и хаб; -> настройки класса. Уже идущий класс не трогается."""
     if os.geteuid() != 0:
         raise ClassError("make class делает записи учеников и запускает их серверы от их имени — нужен root: sudo make class")
@@ -111,10 +112,13 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         if not pathlib.Path(file).is_file():
             raise ClassError(f"нет файла {file} (CERT/KEY — сертификат и ключ TLS, например от certbot)")
     memory_limit = limits.memory_bytes(memory)
+    pids_limit = limits.pids_count(pids)
+    disk_limit = None if str(disk_size).strip().lower() == "no" else limits.disk_bytes(disk_size)
     old = load_settings(state)
     running = own_hub(state)
     if old and running:
-        asked = {"host": host, "port": int(port), "teacher": teacher, "learners": names, "memory": memory_limit}
+        asked = {"host": host, "port": int(port), "teacher": teacher, "learners": names, "memory": memory_limit,
+                 "solutions": bool(solutions), "pids": pids_limit}
         if all(old.get(k) == v for k, v in asked.items()) and bool(old["cert"]) == bool(cert):
             print(f"make class: класс уже идёт — {address(old)} (остановить: make class-stop)")
             return {**old, "made": []}
@@ -127,18 +131,20 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
     settings = {
         "host": host, "port": int(port), "teacher": teacher, "learners": names,
         "cert": str(pathlib.Path(cert).resolve()) if cert else "", "key": str(pathlib.Path(key).resolve()) if key else "",
-        "memory": memory_limit, "proxy": find_proxy(), "singleuser": str(BIN / "jupyterhub-singleuser"),
+        "memory": memory_limit, "pids": pids_limit, "disk": disk_limit, "solutions": bool(solutions), "proxy": find_proxy(), "singleuser": str(BIN / "jupyterhub-singleuser"),
         # внутренние порты те же после перезапуска: серверы учеников помнят адрес API хаба
         "hub_port": (old or {}).get("hub_port") or free_port(),
         "proxy_api_port": (old or {}).get("proxy_api_port") or free_port(),
+        "verdicts_port": (old or {}).get("verdicts_port") or free_port(),     # служба class-verdicts
     }
-    for key in ("hub_port", "proxy_api_port"):      # запомненный порт занял кто-то другой — берём новый
+    for key in ("hub_port", "proxy_api_port", "verdicts_port"):      # запомненный порт занял кто-то другой — берём новый
         if not port_free("127.0.0.1", settings[key]):
             leftovers = end(class_processes(settings, state))   # серверы учеников помнят старый адрес хаба
             settings[key] = free_port()
             print(f"make class: внутренний порт {(old or {}).get(key)} занят другой программой — беру {settings[key]}"
                   + (f"; серверы учеников остановлены ({leftovers}), они запустятся при входе" if leftovers else ""))
     secret_file(state / "service-token", lambda: secrets.token_hex(32))
+    secret_file(state / "verdict-secret", lambda: secrets.token_hex(32))   # подпись вердиктов: только root
 
     accounts.check_paths(sys.executable)          # до первой записи: ничего не сделано наполовину
     made, entries = [], []
@@ -148,20 +154,28 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         if created:
             made.append(name)
     accounts.check_reachable(entries[0], sys.executable)
+    for entry in entries:                         # дом каждого — свой образ: до work/, чтобы она легла в образ
+        note = disk.ensure_home_image(entry, state, disk_limit)
+        if note:
+            print(f"make class: {note}")
+    handout_guard.reopen(state)     # копию уроков делает сам ученик: lessons/ ему нужен открытым
     with ThreadPoolExecutor(max_workers=4) as pool:   # work/ всех учеников сразу: каждая — свой процесс
         list(pool.map(lambda entry: accounts.prepare_work(entry, sys.executable, solutions=solutions), entries))
+    closed = [] if solutions else handout_guard.close(state)    # SOLUTIONS=no: ответы закрыты до входа учеников
 
+    # хаб убит (kill -9) — его culler и class-verdicts остались сиротами: новый хаб запустит свои
+    end(orphan_services(state), grace=5)
     for attempt in range(3):
         (state / "class.json").write_text(json.dumps(settings, ensure_ascii=False, indent=1), encoding="utf-8")
         if launch(settings, state, wait):
             break
         # порт, свободный при пробе, успели занять до запуска хаба: публичный — отказ, внутренние — взять другие
         check_public_port(host, port, state)
-        settings["hub_port"], settings["proxy_api_port"] = free_port(), free_port()
+        settings["hub_port"], settings["proxy_api_port"], settings["verdicts_port"] = free_port(), free_port(), free_port()
     else:
         raise ClassError(f"JupyterHub трижды не смог занять свои внутренние порты (их занимали другие программы); "
                          f"журнал: {state / 'jupyterhub.log'}")
-    settings["made"] = made
+    settings["made"], settings["closed"] = made, closed
     return settings
 
 
@@ -254,22 +268,25 @@ def stop(state):
     что их процессов нет. Работа учеников — файлы в их work/, её остановка не трогает.
     """
     state = pathlib.Path(state).resolve()
+    opened = handout_guard.reopen(state)          # SOLUTIONS=no закрывал папки курса — открываем
+    reopened = [f"ученикам снова открыто: {', '.join(opened)}"] if opened else []
     settings = load_settings(state)
     if settings is None:
-        return ["класс здесь не запускался (нет class/state/class.json) — останавливать нечего"]
+        return ["класс здесь не запускался (нет class/state/class.json) — останавливать нечего", *reopened]
     hub = own_hub(state)                                      # PID из файла — только если процесс этого класса
     learners = class_processes(settings, state)
     end(hub + learners, grace=10)
     leftovers = end(class_processes(settings, state))         # ядра, которые сервер успел запустить в эти секунды
-    version, where = memory_cgroup.controller()
-    if version is not None:
-        for name in [settings["teacher"], *settings["learners"]]:
-            memory_cgroup.remove_group(where / name)
+    for version, where in (memory_cgroup.controller(), memory_cgroup.pids_controller()):
+        if version is not None:
+            for name in [settings["teacher"], *settings["learners"]]:
+                memory_cgroup.remove_group(where / name)
     report = ["хаб и прокси остановлены" if hub else "хаб уже был остановлен"]
     if learners or leftovers:
         report.append(f"остановлены серверы и ядра учеников и culler: процессов {len(learners) + leftovers}")
-    report.append("работа учеников в их work/ осталась; запустить снова: make class")
-    return report
+    report.append("работа учеников в их work/ осталась (образы домов смонтированы, их видит make results); "
+                  "запустить снова: make class")
+    return report + reopened
 
 
 def status(state):
@@ -294,10 +311,15 @@ def welcome(settings, state):
              + ", ".join(settings["learners"]),
              "  пароль: каждый придумывает его сам при первом входе (не короче 8 знаков); в class/state хранится только",
              "          его bcrypt-хэш. Раздайте имена и попросите всех войти сразу, на первом занятии.",
-             f"  пределы: память {settings['memory'] // 2**20} МБ на ученика, потоков {limits.THREADS}; ядро без дела "
+             f"  пределы на ученика: память {settings['memory'] // 2**20} МБ, процессов и потоков "
+             f"{settings.get('pids', limits.PIDS)}, место "
+             + (f"{settings['disk'] // 2**20} МБ (его дом — свой образ в {state / 'disks'})" if settings.get("disk")
+                else "не ограничено (DISK=no)")
+             + f", потоков счёта {limits.THREADS}; ядро без дела "
              f"закрывается через {limits.KERNEL_IDLE_SECONDS // 60} мин, сервер — через {limits.SERVER_IDLE_SECONDS // 60} мин",
              f"  журнал: {state / 'jupyterhub.log'}",
              "  остановить: make class-stop (работа учеников в их ~/work остаётся)"]
+    lines += [f"  {line}" for line in settings.get("closed", [])]
     if settings.get("made"):
         lines.insert(1, f"  новые записи системы: {', '.join(settings['made'])}")
     if settings["host"] not in ("127.0.0.1", "localhost", "::1") and not settings["cert"]:
@@ -318,15 +340,17 @@ def main(argv=None):
     parser.add_argument("--cert", default="")
     parser.add_argument("--key", default="")
     parser.add_argument("--memory", default=limits.MEMORY, help="предел памяти ученика, например 1536M")
+    parser.add_argument("--pids", default=str(limits.PIDS), help="предел процессов и потоков ученика, например 512")
+    parser.add_argument("--disk", default=limits.DISK, help="место ученика (образ его дома), например 1G; no — без предела")
     args = parser.parse_args(argv)
     try:
         if args.command == "start":
             settings = start(args.learners, args.state, args.host, args.port, args.teacher, args.solutions == "yes",
-                             args.cert, args.key, args.memory)
+                             args.cert, args.key, args.memory, pids=args.pids, disk_size=args.disk)
             print("\n".join(welcome(settings, pathlib.Path(args.state).resolve())))
         else:
             print("\n".join((stop if args.command == "stop" else status)(args.state)))
-    except (ClassError, accounts.LearnersError, ValueError) as error:
+    except (ClassError, accounts.LearnersError, disk.DiskError, ValueError) as error:
         print(f"make class: {error}", file=sys.stderr)
         return 2
     return 0

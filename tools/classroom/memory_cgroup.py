@@ -1,17 +1,20 @@
-"""Предел памяти ученика: его сервер и все ядра — в своей cgroup памяти; взявшее больше ядро Linux останавливает.
+"""Пределы ученика в cgroup: память (взявшее больше ядро Linux останавливает) и число процессов (fork-бомба упирается
+в pids.max ученика и не трогает соседей). Сервер ученика и все его ядра — в своих папках обоих контроллеров.
 
 Обычный LocalProcessSpawner JupyterHub памяти не ограничивает (mem_limit он только передаёт серверу).
 Здесь — малый наследник: перед запуском сервера хаб (он root) делает папку ученика в контроллере памяти
 и пишет предел, а только что рождённый процесс сервера, ещё до смены пользователя, входит в неё;
 ядра, которые сервер запускает потом, наследуют её сами. Берётся cgroup v1 (`/sys/fs/cgroup/memory`),
 а если её нет — cgroup v2 с контроллером memory. Нет ни того, ни другого (контейнер без прав) —
-в журнал хаба пишется предупреждение, и ученики работают без предела.
+в журнал хаба пишется предупреждение, и ученики работают без предела. Так же — контроллер pids
+(`/sys/fs/cgroup/pids` или cgroup v2 с `pids`): в нём предел `pids.max` — процессов и потоков ученика вместе.
 """
 
 import os
 import pathlib
 
 from jupyterhub.spawner import LocalProcessSpawner
+from traitlets import Integer
 
 GROUP = "attention-class"           # папка класса внутри контроллера памяти
 
@@ -38,6 +41,41 @@ def controller():
             except OSError as error:
                 reason += f"; cgroup v2 с memory есть, но включить её нельзя ({error.strerror})"
     return None, reason + "; в cgroup v2 контроллера memory нет"
+
+
+def pids_controller():
+    """(версия, папка класса) контроллера pids, в котором root может делать папки, или (None, причина)."""
+    v1 = pathlib.Path("/sys/fs/cgroup/pids")
+    if (v1 / "cgroup.procs").exists() and not (v1 / "cgroup.controllers").exists():
+        try:
+            (v1 / GROUP).mkdir(exist_ok=True)
+            return 1, v1 / GROUP
+        except OSError as error:
+            reason = f"cgroup v1 pids есть, но папку не сделать ({error.strerror})"
+    else:
+        reason = "контроллера pids cgroup v1 нет"
+    for v2 in (pathlib.Path("/sys/fs/cgroup"), pathlib.Path("/sys/fs/cgroup/unified")):
+        controllers = v2 / "cgroup.controllers"
+        if controllers.exists() and "pids" in controllers.read_text().split():
+            try:
+                (v2 / "cgroup.subtree_control").write_text("+pids")
+                (v2 / GROUP).mkdir(exist_ok=True)
+                (v2 / GROUP / "cgroup.subtree_control").write_text("+pids")
+                return 2, v2 / GROUP
+            except OSError as error:
+                reason += f"; cgroup v2 с pids есть, но включить её нельзя ({error.strerror})"
+    return None, reason + "; в cgroup v2 контроллера pids нет"
+
+
+def pids_group(name, limit):
+    """Папка cgroup pids ученика name с pids.max = limit; -> (папка или None, текст для журнала)."""
+    version, where = pids_controller()
+    if version is None:
+        return None, f"процессы ученика {name} НЕ ограничены: {where}. Нужен root и записываемый /sys/fs/cgroup"
+    group = where / name
+    group.mkdir(exist_ok=True)
+    (group / "pids.max").write_text(str(int(limit)))
+    return group, f"процессы ученика {name}: не больше {int(limit)} (процессы и потоки; cgroup v{version}, {group})"
 
 
 def limit_group(name, limit_bytes):
@@ -82,16 +120,20 @@ def remove_group(group):
 
 
 class MemoryLimitedSpawner(LocalProcessSpawner):
-    """LocalProcessSpawner, который держит сервер ученика и его ядра в пределе Spawner.mem_limit."""
+    """LocalProcessSpawner, который держит сервер ученика и его ядра в пределе Spawner.mem_limit
+    и в пределе числа процессов pids_limit."""
+
+    pids_limit = Integer(0, help="Сколько процессов и потоков ученика вместе (pids.max); 0 — без предела").tag(config=True)
 
     _group = None
+    _pids = None
 
     def make_preexec_fn(self, name):
         become_user = super().make_preexec_fn(name)
-        procs = None if self._group is None else str(self._group / "cgroup.procs")
+        files = [str(group / "cgroup.procs") for group in (self._group, self._pids) if group is not None]
 
         def preexec():
-            if procs:                    # ещё root: войти в cgroup, потом стать учеником
+            for procs in files:          # ещё root: войти в cgroup, потом стать учеником
                 fd = os.open(procs, os.O_WRONLY)
                 try:
                     os.write(fd, str(os.getpid()).encode())
@@ -101,18 +143,22 @@ class MemoryLimitedSpawner(LocalProcessSpawner):
         return preexec
 
     async def start(self):
-        self._group = None
+        self._group = self._pids = None
         if self.mem_limit:
             self._group, message = limit_group(self.user.name, int(self.mem_limit))
             (self.log.info if self._group else self.log.warning)(message)
+        if self.pids_limit:
+            self._pids, message = pids_group(self.user.name, self.pids_limit)
+            (self.log.info if self._pids else self.log.warning)(message)
         result = await super().start()
-        if self._group is not None and self.pid not in members(self._group):
-            self.log.warning("сервер ученика %s (pid %s) не попал в %s: память не ограничена",
-                             self.user.name, self.pid, self._group)
+        for group, what in ((self._group, "память"), (self._pids, "число процессов")):
+            if group is not None and self.pid not in members(group):
+                self.log.warning("сервер ученика %s (pid %s) не попал в %s: %s не ограничено",
+                                 self.user.name, self.pid, group, what)
         return result
 
     async def stop(self, now=False):
         await super().stop(now=now)
-        version, where = controller()
-        if version is not None:
-            remove_group(where / self.user.name)
+        for version, where in (controller(), pids_controller()):
+            if version is not None:
+                remove_group(where / self.user.name)

@@ -155,6 +155,27 @@ def class_processes(settings, state):
     return found
 
 
+def orphan_services(state):
+    """PID служб хаба этого класса (culler, class-verdicts) — для make class, когда хаба уже нет (kill -9):
+    они пережили свой хаб, а новый запустит свои. culler — с рабочей папкой state или CLASS_STATE=state,
+    class-verdicts — с «--state state» в командной строке."""
+    state = str(pathlib.Path(state).resolve())
+    found = []
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit() or not alive(entry.name):
+            continue
+        try:
+            words = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+            if "jupyterhub_idle_culler" in words:
+                if os.readlink(entry / "cwd") == state or environ(int(entry.name)).get("CLASS_STATE") == state:
+                    found.append(int(entry.name))
+            elif "tools.classroom.verdicts" in words and state in words:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
 def end(pids, grace=5):
     """SIGTERM, подождать, затем SIGKILL тем, кто ещё жив; -> сколько было живых."""
     pids = [pid for pid in pids if alive(pid)]

@@ -10,6 +10,11 @@
 вердикт последней записи (последняя подсказка). Ученик — имя папки, в которой лежит work/ (на хабе — имя
 учётной записи, work/ — в её домашней папке). Что не прочитать, называется по-русски и пропускается;
 код выхода 0, если таблица записана, 2 — если не собрано ничего.
+
+Откуда вердикты. Ученики хаба — из спула службы class-verdicts в class/state (--state): строки подписаны,
+строка с несошедшейся подписью не засчитывается, а её упражнение помечено «⚠️ подпись не сошлась»; файл
+work/.verdicts.jsonl ученика здесь не читается. Папки FROM= — из work/.verdicts.jsonl: подписи нет, и сводка
+говорит это прямо (такие записи ученик мог править).
 """
 
 import argparse
@@ -17,17 +22,18 @@ import csv
 import io
 import os
 import pathlib
-import pwd
 import re
 import sys
 
 from course_lib.exercises import BY_LESSON
-from course_lib.exercises._record import MARKER
-from tools.classroom.collect import Refused, read_work
-from tools.classroom.results_page import BROKEN, page
+from course_lib.exercises._record import MARKER, RECORD
+from tools.classroom import verdicts
+from tools.classroom.collect import FORGED, Refused, read_work
+from tools.classroom.results_page import BROKEN, UNSIGNED, page
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LEARNERS = ROOT / "class" / "learners.txt"
+STATE = ROOT / "class" / "state"
 OUT = ROOT / "results"
 COLUMNS = ("learner", "lesson", "exercise", "status", "attempts", "message")
 ACCOUNT = re.compile(r"[a-z_][a-z0-9_-]{0,31}")         # имя учётной записи Linux (useradd без --badname)
@@ -35,6 +41,8 @@ ACCOUNT = re.compile(r"[a-z_][a-z0-9_-]{0,31}")         # имя учётной 
 
 def hub_learners(listing=LEARNERS):
     """Ученики хаба: имена из class/learners.txt -> ([(имя, их work/)], проблемы)."""
+    import pwd          # здесь, а не наверху: модуль импортируют и там, где pwd нет (тесты на Windows)
+
     try:
         lines = pathlib.Path(listing).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
@@ -117,6 +125,8 @@ def rows(work):
             message = mine[-1]["message"] if mine else ""
             if not attempts and exercise in work.broken_cells:
                 message = BROKEN + work.broken_cells[exercise]
+            if work.forged.get(exercise):
+                message = f"{FORGED} (строк: {work.forged[exercise]}, не засчитаны)" + (f"; {message}" if message else "")
             table.append({"learner": work.learner, "lesson": lesson, "exercise": exercise, "status": status,
                           "attempts": len(attempts), "message": message})
     return table
@@ -154,12 +164,25 @@ def main(argv=None):
                         help="папки, в каждой лежит work/ ученика (по умолчанию — ученики хаба из class/learners.txt)")
     parser.add_argument("--learners", type=pathlib.Path, default=LEARNERS, help="список учеников хаба")
     parser.add_argument("--out", type=pathlib.Path, default=OUT, help="куда писать (по умолчанию results/)")
+    parser.add_argument("--state", type=pathlib.Path, default=STATE,
+                        help="папка состояния хаба: в ней спул подписанных вердиктов (по умолчанию class/state)")
     args = parser.parse_args(argv)
     sources, problems = (hub_learners(args.learners) if args.folders is None else folder_learners(args.folders))
+    state = secret = None
+    if args.folders is None:
+        state = args.state
+        try:
+            secret = verdicts.read_secret(state)
+        except OSError as error:
+            why = ("нет прав на чтение (соберите от root: sudo make results)" if isinstance(error, PermissionError)
+                   else "его нет: класс здесь не запускался (make class делает его при запуске)"
+                   if isinstance(error, FileNotFoundError) else str(error))
+            problems.append(f"секрет подписи вердиктов {state / verdicts.SECRET} не прочитать — {why}; вердикты "
+                            f"учеников хаба не собраны")
     works = []
     for learner, path in sources:
         try:
-            works.append(read_work(learner, path))
+            works.append(read_work(learner, path, state, secret))
         except Refused as why:
             problems.append(f"{why}; ученик пропущен")
         except (OSError, ValueError) as error:         # что угодно странное в одной папке — не повод бросать остальных
@@ -170,7 +193,9 @@ def main(argv=None):
         return 2
     table = [row for work in works for row in rows(work)]
     try:
-        files = [write(args.out, "class.csv", csv_text(table)), write(args.out, "class.html", page(table, problems))]
+        unsigned = [work.learner for work in works if not work.signed]
+        files = [write(args.out, "class.csv", csv_text(table)),
+                 write(args.out, "class.html", page(table, problems, unsigned=unsigned))]
     except OSError as error:
         print(f"make results: не записать результаты в {args.out}: {error}", *problems, sep="\n  - ")
         return 2
@@ -183,9 +208,14 @@ def summary(works, table, problems, files):
     lines = [f"Учеников собрано: {len(works)}, упражнений у каждого: {sum(map(len, BY_LESSON.values()))}."]
     for work in works:
         mine = [row for row in table if row["learner"] == work.learner]
+        forged = sum(work.forged.values())
         lines.append(f"  {work.learner}: решено {sum(r['status'] == 'solved' for r in mine)}, "
-                     f"пробовал без решения {sum(r['status'] == 'wrong' for r in mine)}")
+                     f"пробовал без решения {sum(r['status'] == 'wrong' for r in mine)}"
+                     + (f"; {FORGED}: строк {forged}, не засчитаны" if forged else ""))
     lines.append(f"Всего решено {count['solved']}, пробовали без решения {count['wrong']}.")
+    if any(not work.signed for work in works):
+        lines.append(f"{UNSIGNED}: вердикты взяты из файлов work/{RECORD}, которые ученик мог править "
+                     f"(подписанные вердикты — только у учеников сервера класса)")
     if problems:
         lines.append(f"Пропущено из-за проблем ({len(problems)}), остальное собрано:")
         lines += [f"  - {problem}" for problem in problems]

@@ -23,10 +23,15 @@ tfoot td { font-weight: bold; }
 """
 MARK = {"solved": "✅", "wrong": "❌", "not_started": "·"}
 BROKEN = "⚠️ проверка не запускалась: "      # так начинается message, если ячейка упражнения не компилируется
+FORGED = "⚠️ подпись не сошлась"             # так начинается message, если строку спула изменили после записи
+UNSIGNED = "Без подписи (собрано FROM= с ноутбуков)"
 
 
-def page(table, problems, now=None):
-    """HTML-страница по строкам results.rows (в порядке учеников и упражнений) и списку проблем."""
+def page(table, problems, now=None, unsigned=()):
+    """HTML-страница по строкам results.rows (в порядке учеников и упражнений) и списку проблем.
+
+    unsigned — ученики, чьи вердикты без подписи (FROM=): у имени пометка «без подписи».
+    """
     now = now or datetime.datetime.now(datetime.timezone.utc)
     exercises = [(lesson, name) for lesson, names in BY_LESSON.items() for name in names]
     learners = list(dict.fromkeys(row["learner"] for row in table))
@@ -41,7 +46,9 @@ def page(table, problems, now=None):
     for learner in learners:
         rows = [cell[learner, name] for _, name in exercises]
         solved = sum(row["status"] == "solved" for row in rows)
-        body.append(f'<tr><td class="learner">{e(learner)}</td><td>{solved} из {len(rows)}</td>')
+        note = '<small title="вердикты из файла ученика: он мог их править"> (без подписи)</small>' \
+            if learner in unsigned else ""
+        body.append(f'<tr><td class="learner">{e(learner)}{note}</td><td>{solved} из {len(rows)}</td>')
         body += [_cell(row) for row in rows]
         body.append("</tr>")
     totals = [sum(cell[learner, name]["status"] == "solved" for learner in learners) for _, name in exercises]
@@ -53,8 +60,10 @@ def page(table, problems, now=None):
 <h1>Результаты класса</h1>
 <p>Учеников: {len(learners)}, упражнений: {len(exercises)}. Собрано {now:%Y-%m-%d %H:%M} UTC.
 ✅ — решено, ❌ с числом — пробовал столько раз и не решил, · — не начинал, ⚠️ — в ячейке упражнения ошибка
-синтаксиса. Наведите мышь на клетку: там последняя подсказка проверки. Внизу — сколько учеников решили
-каждое упражнение.</p>
+синтаксиса, ⚠️✍ — подпись записи не сошлась (её изменили после записи; такая не засчитана). Наведите мышь на
+клетку: там последняя подсказка проверки. Внизу — сколько учеников решили каждое упражнение.</p>
+{f"<p><b>{e(UNSIGNED)}</b>: {e(', '.join(unsigned))} — вердикты из файлов учеников, их ученик мог править.</p>"
+   if unsigned else ""}
 <table>
 <thead>{"".join(head)}</thead>
 <tbody>{"".join(body)}</tbody>
@@ -69,5 +78,7 @@ def _cell(row):
     status, attempts, message = row["status"], row["attempts"], row["message"]
     broken = status == "not_started" and message.startswith(BROKEN)
     mark = "⚠️" if broken else MARK[status] + (f" {attempts}" if status == "wrong" else "")
+    if message.startswith(FORGED):
+        mark, broken = "⚠️✍ " + mark, True
     tip = f"{row['exercise']}, попыток: {attempts}" + (f"\n{message}" if message else "")
     return (f'<td class="{"broken" if broken else status}" title="{html.escape(tip)}">{mark}</td>')
