@@ -56,13 +56,20 @@ class Hub:
         code, reply = self.request("POST", f"/hub/api/users/{name}/server")
         assert code in (201, 202) or (code == 400 and "already" in str(reply)), f"сервер {name} не запущен: {code} {reply}"
 
-    def wait_ready(self, name, timeout=90):
-        """Ждать, пока сервер ученика готов; -> его описание из API хаба."""
+    def wait_ready(self, name, timeout=90, retries=2):
+        """Ждать, пока сервер ученика готов; -> его описание из API хаба.
+
+        Порт сервера хаб берёт пробой (random_port), и до запуска сервера его может занять сосед по машине: тогда
+        запуск не удаётся (ни сервера, ни запуска в ожидании) — запросить ещё раз, не больше retries раз."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            server = (self.request("GET", f"/hub/api/users/{name}")[1] or {}).get("servers", {}).get("")
+            user = self.request("GET", f"/hub/api/users/{name}")[1] or {}
+            server = user.get("servers", {}).get("")
             if server and server.get("ready"):
                 return server
+            if not server and not user.get("pending") and retries > 0:
+                retries -= 1
+                self.request_server(name)
             time.sleep(0.3)
         raise AssertionError(f"сервер ученика {name} не поднялся за {timeout} с")
 

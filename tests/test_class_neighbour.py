@@ -11,9 +11,11 @@
 """
 
 import hashlib
+import json
 import os
 import pathlib
 import secrets
+import socket
 import subprocess
 import sys
 import time
@@ -27,7 +29,9 @@ skip_module_without("pwd", "os.geteuid")      # класс — только Linu
 import pwd  # noqa: E402
 
 from tests.hub_client import Hub, kill, processes_of  # noqa: E402
-from tools.classroom.processes import alive, free_port, listeners, port_free  # noqa: E402
+from tools.classroom import hub  # noqa: E402
+from tools.classroom.processes import (alive, class_processes, cmdline, free_port, listeners, of_class,  # noqa: E402
+                                       port_free)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -89,17 +93,17 @@ def neighbour(tmp_path_factory):
             if not (done.returncode == 2 and "уже занят" in done.stderr):
                 break
         assert done.returncode == 0, f"класс-сосед не запустился:\n{done.stdout}\n{done.stderr}"
-        hub = Hub(port, state)
-        hub.request_server(learner)
-        hub.wait_ready(learner)
-        info["kernel"] = hub.kernel(learner, "сосед.ipynb")
+        client = Hub(port, state)
+        client.request_server(learner)
+        client.wait_ready(learner)
+        info["kernel"] = client.kernel(learner, "сосед.ipynb")
         kernel_pid = int(info["kernel"].run("import os\nprint(os.getpid())"))
         uid = pwd.getpwnam(learner).pw_uid
         culler = [int(p.name) for p in pathlib.Path("/proc").iterdir() if p.name.isdigit()
                   and "jupyterhub_idle_culler" in (p / "cmdline").read_bytes().decode(errors="replace")
                   and os.readlink(p / "cwd") == str(state.resolve())]
         assert len(culler) == 1, f"culler соседа не найден: {culler}"
-        info.update(port=port, hub=hub, kernel_pid=kernel_pid, culler=culler[0],
+        info.update(port=port, hub=client, kernel_pid=kernel_pid, culler=culler[0],
                     hub_pid=int((state / "jupyterhub.pid").read_text()), proxy_pid=int((state / "proxy.pid").read_text()),
                     learner_pids=sorted(processes_of(uid)),
                     uids={name: pwd.getpwnam(name).pw_uid for name in (learner, teacher)},
@@ -160,8 +164,8 @@ def test_stopping_another_class_with_the_same_names_leaves_the_neighbour(neighbo
     старые номера, которые теперь у процессов соседа. Его make class-stop не трогает ни соседа, ни учителя,
     запустившего ядро сам, вне хаба."""
     teacher = neighbour["teacher"]
-    own = subprocess.Popen(["runuser", "-u", teacher, "--", PYTHON, "-c", "import time; time.sleep(300)",
-                            "-m", "ipykernel_launcher"], stdin=subprocess.DEVNULL)    # «jupyter lab учителя»
+    own = subprocess.Popen(["/bin/bash", "-c", "exec -a ipykernel_launcher sleep 300"],   # «ядро учителя» вне хаба
+                           user=teacher, cwd="/", stdin=subprocess.DEVNULL)
     try:
         other = tmp_path / "other-state"
         other.mkdir()
@@ -198,3 +202,115 @@ def test_neighbour_stops_by_its_own_make_class_stop(neighbour):
     left = [what for what, pid in neighbour_pids(neighbour).items() if alive(pid)]
     assert not left, f"make class-stop соседа оставил: {left}"
     assert port_free("127.0.0.1", neighbour["port"])
+
+
+@pytest.fixture
+def small_class(tmp_path):
+    """Записи и папка маленького класса для hub.start в этом процессе; в конце всё, что он запустил, остановлено."""
+    prefix = random_prefix("clp")
+    (tmp_path / "learners.txt").write_text(prefix + "a\n", encoding="utf-8")
+    state = (tmp_path / "state").resolve()
+    try:
+        yield {"learners": tmp_path / "learners.txt", "teacher": prefix + "t", "state": state}
+    finally:
+        if (state / "class.json").exists():
+            hub_cli("stop", "--state", str(state), timeout=120)
+        left = [int(p.name) for p in pathlib.Path("/proc").iterdir() if p.name.isdigit() and of_class(p.name, state)]
+        kill(left)
+        remove_accounts([prefix + "a", prefix + "t"])
+
+
+def listening_socket(port=0):
+    held = socket.socket()
+    held.bind(("127.0.0.1", port))
+    held.listen()
+    return held
+
+
+def start_small(small, port, **kwargs):
+    return hub.start(small["learners"], small["state"], "127.0.0.1", port, small["teacher"], memory="700M",
+                     wait=90, **kwargs)
+
+
+@pytest.mark.parametrize("probe", ["sees", "misses"])
+def test_remembered_internal_ports_taken_by_another_program(small_class, monkeypatch, capsys, probe):
+    """В class.json — внутренние порты прошлого запуска, а теперь их слушает другая программа. Проба видит это —
+    берутся новые; проба не видит (порт заняли между пробой и запуском хаба: здесь проба подменена) — хаб падает
+    на занятом порту, и make class пробует снова с другими. Класс идёт, чужие порты не тронуты."""
+    state = small_class["state"]
+    taken_hub, taken_api = listening_socket(), listening_socket()
+    try:
+        state.mkdir()
+        old = {"hub_port": taken_hub.getsockname()[1], "proxy_api_port": taken_api.getsockname()[1]}
+        (state / "class.json").write_text(json.dumps(old), encoding="utf-8")
+        real_free = port_free
+        if probe == "misses":
+            monkeypatch.setattr(hub, "port_free", lambda host, port: port in old.values() or real_free(host, port))
+        port = free_port()
+        settings = start_small(small_class, port)
+        said = capsys.readouterr().out
+        assert {settings["hub_port"], settings["proxy_api_port"]}.isdisjoint(old.values()), settings
+        if probe == "sees":
+            assert f"внутренний порт {old['hub_port']} занят другой программой" in said, said
+        else:
+            log = (state / "jupyterhub.log").read_text(errors="replace")
+            assert "EADDRINUSE" in log or "Address already in use" in log, "хаб не упирался в занятый порт"
+        assert any(of_class(pid, state) for pid in listeners(port)), "порт класса слушает не его прокси"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/api/", timeout=10) as reply:
+            assert reply.status == 200
+        for held in (taken_hub, taken_api):                      # чужие сокеты как были
+            assert os.getpid() in listeners(held.getsockname()[1])
+    finally:
+        taken_hub.close()
+        taken_api.close()
+
+
+def test_public_port_taken_between_probe_and_start(small_class, monkeypatch):
+    """Порт класса был свободен при пробе, а к запуску прокси его занял другой: make class отказывает по-русски
+    и не оставляет ни хаба, ни прокси (раньше он печатал «Класс запущен» с чужим адресом)."""
+    held = listening_socket()
+    port = held.getsockname()[1]
+    real_free, fooled = port_free, []
+
+    def first_probe_misses(host, probed):
+        if probed == port and not fooled:
+            fooled.append(probed)
+            return True
+        return real_free(host, probed)
+    monkeypatch.setattr(hub, "port_free", first_probe_misses)
+    try:
+        with pytest.raises(hub.ClassError, match=f"порт {port} на 127.0.0.1 уже занят другой программой"):
+            start_small(small_class, port)
+        assert fooled, "проба порта не вызвана"
+        state = small_class["state"]
+        left = [int(p.name) for p in pathlib.Path("/proc").iterdir() if p.name.isdigit() and of_class(p.name, state)]
+        assert not left, f"после отказа остались процессы класса: {left}"
+        assert listeners(port) == [os.getpid()], "чужой порт тронут"
+    finally:
+        held.close()
+
+
+def test_class_processes_go_by_the_environment_not_by_the_account(tmp_path):
+    """Процессы одной и той же записи: сервер этого класса (CLASS_STATE), сервер старого запуска без CLASS_STATE,
+    но с API хаба этого класса, процесс соседнего класса и процесс той же записи вне хаба. Свои — первые два."""
+    state, hub_port = (tmp_path / "state").resolve(), free_port()
+    envs = {"этот класс": {"CLASS_STATE": str(state)},
+            "старый запуск этого класса": {"JUPYTERHUB_API_URL": f"http://127.0.0.1:{hub_port}/hub/api"},
+            "соседний класс": {"CLASS_STATE": str(tmp_path / "other"),
+                               "JUPYTERHUB_API_URL": f"http://127.0.0.1:{hub_port}/hub/api"},
+            "старый сервер соседа": {"JUPYTERHUB_API_URL": f"http://127.0.0.1:{hub_port + 1}/hub/api"},
+            "вне хаба": {}}
+    kernel = ["/bin/bash", "-c", "exec -a ipykernel_launcher sleep 120"]          # с виду — ядро ученика
+    started = {what: subprocess.Popen(["env", "-i", *(f"{k}={v}" for k, v in env.items()), *kernel],
+                                      user="nobody", cwd="/") for what, env in envs.items()}
+    try:
+        deadline = time.monotonic() + 10                       # env -i и bash успели смениться на «ядро»
+        while any(not cmdline(p.pid).startswith("ipykernel") for p in started.values()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        found = set(class_processes({"teacher": "nobody", "learners": [], "hub_port": hub_port}, state))
+        mine = {what for what, process in started.items() if process.pid in found}
+        assert mine == {"этот класс", "старый запуск этого класса"}, mine
+    finally:
+        for process in started.values():
+            process.kill()
+            process.wait()

@@ -224,14 +224,18 @@ def launch(settings, state, wait):
             text.seek(start_at)
             return text.read().decode(errors="replace")
 
+    def stop_launch():
+        end([hub.pid, *own_hub(state)], grace=10)
+        hub.poll()                                   # не оставлять зомби
+
     deadline = time.monotonic() + wait
     answered = False
     while time.monotonic() < deadline:
+        said = fresh_log()
+        if "EADDRINUSE" in said or "Address already in use" in said:
+            stop_launch()          # порт занят: прокси без него не выходит, а хаб ждёт его API на чужом порту
+            return False
         if hub.poll() is not None:
-            said = fresh_log()
-            if "EADDRINUSE" in said or "Address already in use" in said:
-                end([p for p in own_hub(state) if p != hub.pid])      # прокси этого запуска, если остался
-                return False
             raise ClassError(f"JupyterHub остановился при запуске (код {hub.returncode}); конец журнала "
                              f"{log_path}:\n{tail(log_path)}")
         if not answered:
@@ -243,11 +247,11 @@ def launch(settings, state, wait):
             holders = listeners(settings["port"])
             if any(of_class(pid, state) for pid in holders):
                 return True
-            if holders or "EADDRINUSE" in fresh_log():    # порт класса взял не наш прокси: остановить этот запуск
-                end([hub.pid, *own_hub(state)], grace=10)
+            if holders:                                  # порт класса слушает не наш прокси: остановить запуск
+                stop_launch()
                 return False
         time.sleep(0.3)
-    end([hub.pid, *own_hub(state)], grace=10)
+    stop_launch()
     raise ClassError(f"JupyterHub не ответил за {wait} с; журнал: {log_path}")
 
 
