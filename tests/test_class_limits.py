@@ -5,14 +5,18 @@
 
 import os
 import pathlib
-import pwd
 import secrets
 import shutil
 import subprocess
 
 import pytest
 
-from tools.classroom import accounts, disk, kernel_notice, limits
+from posix_only import skip_module_without
+
+skip_module_without("pwd", "os.geteuid")                 # записи и образы класса — только Linux; до import pwd
+import pwd  # noqa: E402
+
+from tools.classroom import accounts, disk, kernel_notice, limits  # noqa: E402
 
 
 @pytest.mark.parametrize("value", ["много", "10", "0", "-5", "1e3", "100000"])
