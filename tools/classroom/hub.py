@@ -278,9 +278,10 @@ def stop(state):
     learners = class_processes(settings, state)
     end(hub + learners, grace=10)
     leftovers = end(class_processes(settings, state))         # ядра, которые сервер успел запустить в эти секунды
-    for version, where in (memory_cgroup.controller(), memory_cgroup.pids_controller()):
+    for version, where in (memory_cgroup.pids_controller(), memory_cgroup.controller()):
         if version is not None:
             for name in [settings["teacher"], *settings["learners"]]:
+                leftovers += memory_cgroup.sweep(where / name)       # и то, что ушло в свою сессию (fork-бомба)
                 memory_cgroup.remove_group(where / name)
     report = ["хаб и прокси остановлены" if hub else "хаб уже был остановлен"]
     if learners or leftovers:
