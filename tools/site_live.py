@@ -95,10 +95,28 @@ def _permutation(explorer, start, view):
     return data
 
 
+def _causal(explorer, start, view):
+    """Урок 05: Q и K всего предложения одной головы (d_k = 8, зерно 0 — как у causal_view; случайные — от numpy
+    при сборке). T, маску, веса, спрятанные клетки и строку запроса считает страница."""
+    from course_lib.widgets.common import embed_words, random_model
+    longest = explorer.controls["T"].max
+    full = explorer.view(**{**start, "T": longest, "query": longest - 1})     # все слова предложения
+    tokens = list(full.tokens)
+    model = random_model(1, 8, 0)                        # d_k и зерно causal_view: виджет их не меняет
+    X = embed_words(tokens, model.d_model, 0)
+    Q, K = model.W_q(X).data, model.W_k(X).data
+    from course_lib.functional import scaled_dot_product_attention
+    check = scaled_dot_product_attention(Q[None], K[None], K[None], full.mask)[1][0]
+    if not np.allclose(check, full.weights, rtol=0, atol=1e-12):
+        return None                                      # вид считает не так, как здесь думают: не выдумывать
+    return {"kind": "causal", "tokens": tokens, "pairs": {"8/0": _pack(np.concatenate([Q, K]))},
+            "notes": {"one": explorer.view(**{**start, "T": 1, "query": 0}).message}, "free": ["T", "causal", "query"]}
+
+
 # Урок 03, «зачем делить на √d_k» (ScalingView), — не здесь: у каждого d_k свои 4000 случайных пар q, k
 # (d_k чисел в каждом) из генератора numpy, а нарисованы все сочетания каждого 8-го d_k с флажком.
 MAKERS = {"SoftmaxView": _softmax, "SoftSearchView": _soft_search, "AttentionView": _attention,
-          "PermutationView": _permutation}
+          "PermutationView": _permutation, "CausalView": _causal}
 
 
 def live_note(live):
@@ -132,4 +150,6 @@ LIVE_NOTES = {
     "permutation": "Положения без кадра страница считает сама (JavaScript, те же формулы, что в course_lib): векторы слов "
                    "и матрицы слоя — случайные, от numpy при сборке, порядок — тот же, что в Jupyter; сложение с позициями, "
                    "Q и K, softmax и сравнение весов — в странице.",
+    "causal": "Любое сочетание T, маски и запроса без кадра страница считает сама (JavaScript, те же формулы, что "
+              "в course_lib): случайные Q и K слоя numpy строит при сборке, маску, softmax и строку запроса — страница.",
 }

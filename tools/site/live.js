@@ -209,5 +209,25 @@
     }
   };
 
+  // Урок 05: одна голова, маска вкл/выкл, спрятанные клетки, строка выбранного запроса
+  kinds.causal = {
+    covers: function () { return true; },
+    compute: function (d, v) {
+      var T = Math.max(1, Math.min(v.T, d.tokens.length)), tokens = d.tokens.slice(0, T);
+      var query = Math.max(0, Math.min(v.query, T - 1));
+      var got = headWeights(d, "8/0", T, 1, !!v.causal, true);
+      var weights = got.weights[0], mask = got.mask || tokens.map(function () { return tokens.map(function () { return true; }); });
+      var hidden = 0;
+      mask.forEach(function (row) { row.forEach(function (open) { if (!open) hidden += 1; }); });
+      var title = "серые клетки спрятаны: " + hidden + " из " + T * T;
+      return {numbers: {weights: weights, hidden: hidden, query: query}, caption: "",
+              message: T === 1 ? d.notes.one : "", limits: {query: [0, T - 1]},
+              html: matrix(weights, tokens, tokens, title, {mask: mask, query: query}) +
+                    bars(tokens, weights[query], null, "куда смотрит «" + tokens[query] + "»"),
+              description: [title, "«" + tokens[query] + "» смотрит: " + tokens.map(function (t, j) {
+                return "«" + t + "» " + fixed(weights[query][j]); }).join(", ")]};
+    }
+  };
+
   root.CourseLive = {kinds: kinds, headWeights: headWeights, matrix: matrix, bars: bars, colour: colour, escape: escape, fixed: fixed};
 })(this);
