@@ -417,7 +417,7 @@ def test_frame_pixels_are_what_the_view_and_painter_draw(browser, site, lesson_w
 
 # ---------------------------------------------------------------- живой счёт (уроки 02–06)
 
-LIVE_LESSONS = ("02", "03", "04", "05") # уроки, чьи проигрыватели считают в странице (06 — следом)
+LIVE_LESSONS = ("02", "03", "04", "05", "06")   # уроки, чьи проигрыватели считают в странице
 
 
 @pytest.fixture(scope="session")
@@ -438,7 +438,7 @@ def _expected(view):
     fields = {"SoftmaxView": ("weights", "entropy"), "SoftSearchView": ("scores", "weights", "output", "best", "entropy"),
               "AttentionView": ("weights", "entropy", "peak"),
               "PermutationView": ("weights", "permuted", "order", "moved_together"),
-              "CausalView": ("weights", "hidden", "query")}
+              "CausalView": ("weights", "hidden", "query"), "HeadsView": ("weights", "heads", "d_head", "params")}
     return {name: getattr(view, name) for name in fields[type(view).__name__]}
 
 

@@ -113,10 +113,27 @@ def _causal(explorer, start, view):
             "notes": {"one": explorer.view(**{**start, "T": 1, "query": 0}).message}, "free": ["T", "causal", "query"]}
 
 
+def _heads(explorer, start, view):
+    """Урок 06, «сколько голов при той же ширине»: для каждого зерна Q и K (T, d_model) слоя — W_q и W_k одни при
+    любом h (случайные — от numpy при сборке). Ближайший делитель d_model, разрез на головы, softmax — в странице."""
+    from course_lib.widgets.common import embed_words, random_model
+    from course_lib.widgets.heads import WORD_SCALE
+    tokens, d_model = list(view.tokens), view.d_model
+    seeds, pairs = explorer.controls["seed"], {}
+    for s in range(seeds.min, seeds.max + 1):
+        model = random_model(1, d_model, s)                       # d_model · d_model: разрез на головы — в странице
+        X = WORD_SCALE * embed_words(tokens, d_model, s)         # (T, d_model), как в heads_view
+        pairs[f"{d_model}/{s}"] = _pack(np.concatenate([model.W_q(X).data, model.W_k(X).data]))
+    requested = explorer.controls["heads"]
+    messages = {str(h): explorer.view(**{**start, "heads": h}).message for h in range(requested.min, requested.max + 1)}
+    return {"kind": "heads", "tokens": tokens, "d_model": d_model, "pairs": pairs, "params": view.params,
+            "messages": messages, "free": ["heads", "seed"]}
+
+
 # Урок 03, «зачем делить на √d_k» (ScalingView), — не здесь: у каждого d_k свои 4000 случайных пар q, k
 # (d_k чисел в каждом) из генератора numpy, а нарисованы все сочетания каждого 8-го d_k с флажком.
 MAKERS = {"SoftmaxView": _softmax, "SoftSearchView": _soft_search, "AttentionView": _attention,
-          "PermutationView": _permutation, "CausalView": _causal}
+          "PermutationView": _permutation, "CausalView": _causal, "HeadsView": _heads}
 
 
 def live_note(live):
@@ -152,4 +169,6 @@ LIVE_NOTES = {
                    "Q и K, softmax и сравнение весов — в странице.",
     "causal": "Любое сочетание T, маски и запроса без кадра страница считает сама (JavaScript, те же формулы, что "
               "в course_lib): случайные Q и K слоя numpy строит при сборке, маску, softmax и строку запроса — страница.",
+    "heads": "Любое сочетание h и зерна без кадра страница считает сама (JavaScript, те же формулы, что в course_lib): "
+             "Q и K слоя для каждого зерна numpy строит при сборке, разрез на головы и softmax — страница.",
 }
