@@ -33,6 +33,18 @@ def _pack(array):
     return base64.b64encode(np.ascontiguousarray(array, dtype="<f8").tobytes()).decode("ascii")
 
 
+def _agrees(packed, T_all, heads, view, scale=None):
+    """Веса, посчитанные по положенным в страницу Q и K так же, как их считает live.js (разрез на головы, первые T
+    строк, маска вида), — те же, что у вида при показе? Сверка при сборке: разойдутся — живого счёта не будет."""
+    from course_lib.functional import scaled_dot_product_attention
+    flat = np.frombuffer(base64.b64decode(packed), dtype="<f8").reshape(2, T_all, -1)
+    T = view.weights.shape[-1]
+    Q, K = (m[:T].reshape(T, heads, -1).swapaxes(0, 1) for m in flat)     # (T, d_model) -> (h, T, d_head)
+    mask = getattr(view, "mask", None)
+    weights = scaled_dot_product_attention(Q, K, K, mask, scale)[1]
+    return weights.shape == view.weights.shape and bool(np.allclose(weights, view.weights, rtol=0, atol=1e-12))
+
+
 def _softmax(explorer, start, view):
     """Урок 02: оценки и подписи; веса softmax(оценки / τ) и энтропию считает страница."""
     return {"kind": "softmax", "labels": list(view.labels), "scores": view.scores.tolist()}
@@ -66,6 +78,8 @@ def _attention(explorer, start, view):
         Q, K = model.W_q(X).data, model.W_k(X).data          # (T, d_model) каждая
         pairs[key] = _pack(np.concatenate([Q, K]))
         numbers += Q.size + K.size
+    if not _agrees(pairs[f"{heads * d_k}/{seed}"], len(tokens), heads, view, scale=None if start["scaled"] else 1.0):
+        return None                                       # вид считает не так, как здесь думают: не выдумывать
     one = explorer.view(**{**start, "T": 1}).message
     single = explorer.view(**{**start, "d_k": 1}).message
     covered = {"d_k": [d for d in range(1, 65) if f"{heads * d}/{seed}" in pairs],
@@ -124,6 +138,8 @@ def _heads(explorer, start, view):
         model = random_model(1, d_model, s)                       # d_model · d_model: разрез на головы — в странице
         X = WORD_SCALE * embed_words(tokens, d_model, s)         # (T, d_model), как в heads_view
         pairs[f"{d_model}/{s}"] = _pack(np.concatenate([model.W_q(X).data, model.W_k(X).data]))
+    if not _agrees(pairs[f"{d_model}/{start['seed']}"], len(tokens), view.heads, view):
+        return None
     requested = explorer.controls["heads"]
     messages = {str(h): explorer.view(**{**start, "heads": h}).message for h in range(requested.min, requested.max + 1)}
     return {"kind": "heads", "tokens": tokens, "d_model": d_model, "pairs": pairs, "params": view.params,
