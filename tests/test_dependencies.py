@@ -6,6 +6,7 @@
 """
 
 import ast
+import fnmatch
 import importlib.metadata
 import importlib.util
 import pathlib
@@ -17,9 +18,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from tools.lowest_requirements import lowest_list, lowest_series, requirement_name, requirements  # noqa: E402
 
-# Импорты, которых нет в зависимостях нарочно: модуль -> единственный файл, которому он нужен, и почему.
+# Импорты, которых нет в зависимостях нарочно: модуль -> файлы, которым он нужен (шаблон fnmatch), и почему.
 NOT_DECLARED = {
     "torch": ("tests/make_torch_reference.py", "эталон для tests/data считается вручную, один раз; pytest torch не нужен"),
+    "google": ("lessons/[0-9][0-9]_*.py", "google.colab есть только в Colab: первая ячейка урока (tools/hosted/cell.py) "
+                                         "импортирует его там и только там"),
 }
 
 
@@ -68,7 +71,7 @@ def _undeclared(folders, extras):
     for folder in folders:
         for module, files in imports(folder).items():
             if module in NOT_DECLARED:
-                assert set(files) == {NOT_DECLARED[module][0]}, (
+                assert all(fnmatch.fnmatch(f, NOT_DECLARED[module][0]) for f in files), (
                     f"{module} теперь импортируют {sorted(set(files))}: объявите его в pyproject.toml")
                 continue
             if not _distributions(module) & declared:
