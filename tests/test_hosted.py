@@ -152,3 +152,13 @@ def test_hosted_versions_fit_the_core_bounds_and_say_where_they_come_from(name):
         assert package in pins, f"{name}: нет версии {package}"
         as_tuple = lambda v: tuple(int(p) for p in re.match(r"[\d.]+", v).group().rstrip(".").split("."))  # noqa: E731
         assert as_tuple(pins[package]) >= as_tuple(bound), f"{name}: {package}=={pins[package]} ниже границы {bound}"
+
+
+def test_readme_opens_every_lesson_in_colab_from_the_repository():
+    """Ссылка «Открыть в Colab» у каждого урока ведёт на его тетрадку в репозитории из pyproject.toml."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    repo = hosted.repository().removeprefix("https://github.com/")
+    line = next(line for line in readme.splitlines() if line.startswith("**Открыть в Colab:**"))
+    links = re.findall(r"\]\((https://colab\.research\.google\.com/github/[^)]+)\)", line)
+    expected = [f"https://colab.research.google.com/github/{repo}/blob/main/lessons/{p.stem}.ipynb" for p in LESSONS]
+    assert links == expected, f"в README ссылки «Открыть в Colab» не те: {sorted(set(links) ^ set(expected))}"
