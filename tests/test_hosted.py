@@ -162,3 +162,24 @@ def test_readme_opens_every_lesson_in_colab_from_the_repository():
     links = re.findall(r"\]\((https://colab\.research\.google\.com/github/[^)]+)\)", line)
     expected = [f"https://colab.research.google.com/github/{repo}/blob/main/lessons/{p.stem}.ipynb" for p in LESSONS]
     assert links == expected, f"в README ссылки «Открыть в Colab» не те: {sorted(set(links) ^ set(expected))}"
+
+
+def test_pins_check_names_what_is_missing_or_of_another_version(tmp_path):
+    """.ci/colab: `-c` не ставит пакет, который никто не потянул, — проверка должна это заметить."""
+    from tools.hosted import pins
+    import importlib.metadata
+
+    path = tmp_path / "colab.txt"
+    path.write_text("# шапка\nipython==7.34.0  # ядро\n\nipywidgets==7.7.1\nnumpy==2.1.3\n", encoding="utf-8")
+    assert pins.pins(path) == {"ipython": "7.34.0", "ipywidgets": "7.7.1", "numpy": "2.1.3"}
+
+    def version(name):
+        if name == "numpy":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return {"ipython": "7.34.0", "ipywidgets": "8.1.9"}[name]
+
+    assert pins.mismatches(pins.pins(path), version) == [("ipywidgets", "7.7.1", "8.1.9"), ("numpy", "2.1.3", None)]
+    path.write_text("ipython>=7.34\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="строка 1: ожидалось «имя==версия»"):
+        pins.pins(path)
+    assert set(pins.pins(ROOT / "tools" / "hosted" / "colab.txt")) >= {"ipython", "ipykernel", "ipywidgets", "numpy"}
