@@ -552,6 +552,9 @@ def test_class_stop_ends_everything_and_can_repeat(klass):
         time.sleep(0.2)
     left = {pid: describe(pid) for uid in uids for pid in processes_of(uid)}
     assert not left, f"после make class-stop у учеников остались процессы: {left}"
+    for name in klass["learners"]:                     # образы домов отмонтированы: ни одного висящего loop
+        assert disk.mounted_source(pwd.getpwnam(name).pw_dir) is None or NO_DISK, f"дом {name} остался смонтирован"
+        assert NO_DISK or (state / "disks" / f"{name}.ext4").is_file()
     again = hub_cli("stop", "--state", str(state))
     assert again.returncode == 0 and "уже был остановлен" in again.stdout, again.stdout
     assert "не запущен" in hub_cli("status", "--state", str(state)).stdout

@@ -278,11 +278,13 @@ def stop(state):
             for name in [settings["teacher"], *settings["learners"]]:
                 leftovers += memory_cgroup.sweep(where / name)       # и то, что ушло в свою сессию (fork-бомба)
                 memory_cgroup.remove_group(where / name)
+    unmounted = disk.release_all(state, [settings["teacher"], *settings["learners"]])   # процессов учеников уже нет
     report = ["хаб и прокси остановлены" if hub else "хаб уже был остановлен"]
     if learners or leftovers:
         report.append(f"остановлены серверы и ядра учеников и culler: процессов {len(learners) + leftovers}")
-    report.append("работа учеников в их work/ осталась (образы домов смонтированы, их видит make results); "
-                  "запустить снова: make class")
+    report += unmounted
+    report.append("работа учеников в их work/ осталась (образы домов в class/state/disks — make class монтирует "
+                  "их снова); запустить снова: make class")
     return report + reopened
 
 
