@@ -481,6 +481,8 @@ def test_kill_9_of_hub_and_proxy_then_make_class_brings_the_class_back(klass):
     before = {name: tree_digest(work) for name, work in works.items()}
     verdicts_before = results_rows(klass)
     assert any(r["status"] == "solved" for r in verdicts_before)
+    started = {name: hub.request("GET", f"/hub/api/users/{name}")[1]["servers"][""]["started"]
+               for name in klass["learners"]}
     pids = [int((state / f).read_text()) for f in ("jupyterhub.pid", "proxy.pid")]
     for pid in pids:
         os.kill(pid, 9)
@@ -497,6 +499,10 @@ def test_kill_9_of_hub_and_proxy_then_make_class_brings_the_class_back(klass):
         time.sleep(0.2)
     assert len(services_of(state)) == 2, f"служб этого класса (culler, class-verdicts) после kill -9: {services_of(state)}"
     assert hub.sign_in(first, klass["password"])[0], "после kill -9 и make class ученик не входит со своим паролем"
+    for name in klass["learners"]:                     # серверы учеников пережили всё это: те же, с теми же ядрами
+        server = hub.request("GET", f"/hub/api/users/{name}")[1]["servers"].get("")
+        assert server and server["started"] == started[name], \
+            f"после kill -9 и make class сервер ученика {name} остановлен или запущен заново: {server}"
     for name, work in works.items():
         assert tree_digest(work) == before[name], f"после kill -9 и make class изменилась work/ ученика {name}"
         hub.request_server(name)

@@ -125,6 +125,9 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         # список или настройки изменились: перезапускаем только хаб — серверы учеников работают дальше
         print("make class: настройки или список учеников изменились — перезапускаю хаб (ученики работают дальше)")
         end(running, grace=10)
+    # хаб убит (kill -9) — его culler и class-verdicts остались сиротами: новый хаб запустит свои. До проверки
+    # внутренних портов: сирота class-verdicts держит свой порт, и его занятость остановила бы серверы учеников
+    end(orphan_services(state), grace=5)
     check_public_port(host, port, state)          # до первой записи: занятый порт — отказ, а не чужой адрес ученикам
     state.mkdir(parents=True, exist_ok=True)
     os.chmod(state, 0o700)
@@ -163,8 +166,6 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         list(pool.map(lambda entry: accounts.prepare_work(entry, sys.executable, solutions=solutions), entries))
     closed = [] if solutions else handout_guard.close(state)    # SOLUTIONS=no: ответы закрыты до входа учеников
 
-    # хаб убит (kill -9) — его culler и class-verdicts остались сиротами: новый хаб запустит свои
-    end(orphan_services(state), grace=5)
     for attempt in range(3):
         (state / "class.json").write_text(json.dumps(settings, ensure_ascii=False, indent=1), encoding="utf-8")
         if launch(settings, state, wait):
