@@ -27,6 +27,7 @@ skip_module_without("pwd", "os.geteuid")      # класс — только Linu
 import pwd  # noqa: E402
 
 from tests.hub_client import Hub, kill, processes_of  # noqa: E402
+from tools.classroom import disk  # noqa: E402
 from tools.classroom.processes import alive, free_port, listeners, port_free  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -63,6 +64,7 @@ def remove_accounts(names):
         except KeyError:
             continue
         kill(processes_of(uid))
+        disk.release(pwd.getpwnam(name).pw_dir, lazy=True)       # образ дома (DISK) — до userdel, иначе висит loop
         subprocess.run(["userdel", "--remove", name], capture_output=True)
         for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/{name}"):
             try:
