@@ -277,7 +277,7 @@ def stop(state):
     for version, where in (memory_cgroup.pids_controller(), memory_cgroup.controller()):
         if version is not None:
             for name in [settings["teacher"], *settings["learners"]]:
-                leftovers += memory_cgroup.sweep(where / name)       # и то, что ушло в свою сессию (fork-бомба)
+                leftovers += memory_cgroup.sweep(where / name, str(state))   # и ушедшее в свою сессию (fork-бомба)
                 memory_cgroup.remove_group(where / name)
     unmounted = disk.release_all(state, [settings["teacher"], *settings["learners"]])   # процессов учеников уже нет
     report = ["хаб и прокси остановлены" if hub else "хаб уже был остановлен"]
