@@ -481,6 +481,8 @@ def test_kill_9_of_hub_and_proxy_then_make_class_brings_the_class_back(klass):
     before = {name: tree_digest(work) for name, work in works.items()}
     verdicts_before = results_rows(klass)
     assert any(r["status"] == "solved" for r in verdicts_before)
+    started = {name: hub.request("GET", f"/hub/api/users/{name}")[1]["servers"][""]["started"]
+               for name in klass["learners"]}
     pids = [int((state / f).read_text()) for f in ("jupyterhub.pid", "proxy.pid")]
     for pid in pids:
         os.kill(pid, 9)
@@ -497,6 +499,10 @@ def test_kill_9_of_hub_and_proxy_then_make_class_brings_the_class_back(klass):
         time.sleep(0.2)
     assert len(services_of(state)) == 2, f"служб этого класса (culler, class-verdicts) после kill -9: {services_of(state)}"
     assert hub.sign_in(first, klass["password"])[0], "после kill -9 и make class ученик не входит со своим паролем"
+    for name in klass["learners"]:                     # серверы учеников пережили всё это: те же, с теми же ядрами
+        server = hub.request("GET", f"/hub/api/users/{name}")[1]["servers"].get("")
+        assert server and server["started"] == started[name], \
+            f"после kill -9 и make class сервер ученика {name} остановлен или запущен заново: {server}"
     for name, work in works.items():
         assert tree_digest(work) == before[name], f"после kill -9 и make class изменилась work/ ученика {name}"
         hub.request_server(name)
@@ -552,6 +558,9 @@ def test_class_stop_ends_everything_and_can_repeat(klass):
         time.sleep(0.2)
     left = {pid: describe(pid) for uid in uids for pid in processes_of(uid)}
     assert not left, f"после make class-stop у учеников остались процессы: {left}"
+    for name in klass["learners"]:                     # образы домов отмонтированы: ни одного висящего loop
+        assert disk.mounted_source(pwd.getpwnam(name).pw_dir) is None or NO_DISK, f"дом {name} остался смонтирован"
+        assert NO_DISK or (state / "disks" / f"{name}.ext4").is_file()
     again = hub_cli("stop", "--state", str(state))
     assert again.returncode == 0 and "уже был остановлен" in again.stdout, again.stdout
     assert "не запущен" in hub_cli("status", "--state", str(state)).stdout

@@ -91,8 +91,9 @@ def test_home_moves_into_its_image_and_is_capped(account, tmp_path):
     fill = accounts.run_as(account, ["/bin/sh", "-c", "dd if=/dev/zero of=$HOME/work/big bs=1M count=200; echo код $?"])
     assert "No space left on device" in fill.stderr and "код 1" in fill.stdout, fill.stdout + fill.stderr
     assert (home / "work" / "big").stat().st_size <= 64 * 2**20
-    # после перезагрузки (образ не смонтирован) дом пуст, а make class монтирует тот же образ с той же работой
-    assert disk.release(home)
+    # make class-stop (или перезагрузка): образ отмонтирован, дом пуст, а make class монтирует тот же образ снова
+    assert disk.release_all(tmp_path / "other-state", [account.pw_name]) == [] and disk.mounted_source(home)
+    assert disk.release_all(state, [account.pw_name]) == [] and disk.mounted_source(home) is None
     assert list(home.iterdir()) == [], "прежние файлы дома остались под образом — make results увидел бы старую работу"
     note = disk.ensure_home_image(account, state, None)        # и с DISK=no прежний образ монтируется
     assert note and "смонтирован снова" in note

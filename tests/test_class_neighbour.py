@@ -29,7 +29,7 @@ skip_module_without("pwd", "os.geteuid")      # класс — только Linu
 import pwd  # noqa: E402
 
 from tests.hub_client import Hub, kill, processes_of  # noqa: E402
-from tools.classroom import hub  # noqa: E402
+from tools.classroom import disk, hub  # noqa: E402
 from tools.classroom.processes import (alive, class_processes, cmdline, free_port, listeners, of_class,  # noqa: E402
                                        port_free)
 
@@ -67,6 +67,7 @@ def remove_accounts(names):
         except KeyError:
             continue
         kill(processes_of(uid))
+        disk.release(pwd.getpwnam(name).pw_dir, lazy=True)       # образ дома (DISK) — до userdel, иначе висит loop
         subprocess.run(["userdel", "--remove", name], capture_output=True)
         for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/{name}"):
             try:

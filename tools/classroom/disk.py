@@ -7,11 +7,13 @@
 Первый раз (образа ещё нет): образ делается, в него копируется всё, что уже было в доме ученика (cp -a — владельцы,
 права и время файлов те же), копия сверяется, и только тогда прежние файлы дома удаляются, а образ монтируется
 на место дома. Уже смонтированный дом не трогается (так после kill -9 хаба), образ без монтирования (так после
-перезагрузки) монтируется снова. make class-stop образы не отмонтирует: работа учеников видна и make results.
+make class-stop или перезагрузки) монтируется снова. make class-stop, остановив все процессы учеников, образы
+отмонтирует (release): ни одно loop-устройство не остаётся висеть, а make results берёт вердикты из спула хаба.
 """
 
 import os
 import pathlib
+import pwd
 import shutil
 import subprocess
 import tempfile
@@ -161,8 +163,40 @@ def ensure_home_image(entry, state, size):
     return made or f"дом ученика {entry.pw_name}: образ {image} смонтирован снова"
 
 
-def release(home):
-    """Отмонтировать образ с дома (для удаления записи); -> удалось ли."""
+def release(home, lazy=False):
+    """Отмонтировать образ с дома; -> удалось ли. lazy: занят — отцепить сразу, а закрыть, когда отпустят
+    (umount -l; данные не теряются). loop-устройство, смонтированное mount -o loop, освобождается само."""
     if mounted_source(home) is None:
         return True
-    return subprocess.run(["umount", str(home)], capture_output=True).returncode == 0
+    if subprocess.run(["umount", str(home)], capture_output=True).returncode == 0:
+        return True
+    return lazy and subprocess.run(["umount", "-l", str(home)], capture_output=True).returncode == 0
+
+
+def backing_file(device):
+    """Файл за loop-устройством device (/dev/loop3 -> путь образа) или None."""
+    if not str(device).startswith("/dev/loop"):
+        return None
+    try:
+        text = pathlib.Path(f"/sys/block/{pathlib.Path(device).name}/loop/backing_file").read_text().strip()
+    except OSError:
+        return None
+    return text.removesuffix(" (deleted)")
+
+
+def release_all(state, names):
+    """Отмонтировать образы домов этих записей, если дом смонтирован из папки state/disks; -> строки отчёта."""
+    report = []
+    for name in names:
+        try:
+            home = pwd.getpwnam(name).pw_dir
+        except KeyError:
+            continue
+        source = mounted_source(home)
+        if source is None:
+            continue
+        if backing_file(source) != str(image_of(state, name).resolve()):
+            continue                                    # смонтировано не этим классом — не наше
+        if not release(home, lazy=True):
+            report.append(f"образ дома {name} не отмонтирован ({home} занят) — освободится после перезагрузки")
+    return report

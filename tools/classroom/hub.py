@@ -126,6 +126,9 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         # список или настройки изменились: перезапускаем только хаб — серверы учеников работают дальше
         print("make class: настройки или список учеников изменились — перезапускаю хаб (ученики работают дальше)")
         end(running, grace=10)
+    # хаб убит (kill -9) — его culler и class-verdicts остались сиротами: новый хаб запустит свои. До проверки
+    # внутренних портов: сирота class-verdicts держит свой порт, и его занятость остановила бы серверы учеников
+    end(orphan_services(state), grace=5)
     check_public_port(host, port, state)          # до первой записи: занятый порт — отказ, а не чужой адрес ученикам
     state.mkdir(parents=True, exist_ok=True)
     os.chmod(state, 0o700)
@@ -164,8 +167,6 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         list(pool.map(lambda entry: accounts.prepare_work(entry, sys.executable, solutions=solutions), entries))
     closed = [] if solutions else handout_guard.close(state)    # SOLUTIONS=no: ответы закрыты до входа учеников
 
-    # хаб убит (kill -9) — его culler и class-verdicts остались сиротами: новый хаб запустит свои
-    end(orphan_services(state), grace=5)
     for attempt in range(3):
         (state / "class.json").write_text(json.dumps(settings, ensure_ascii=False, indent=1), encoding="utf-8")
         if launch(settings, state, wait):
@@ -281,13 +282,15 @@ def stop(state):
     for version, where in (memory_cgroup.pids_controller(), memory_cgroup.controller()):
         if version is not None:
             for name in [settings["teacher"], *settings["learners"]]:
-                leftovers += memory_cgroup.sweep(where / name)       # и то, что ушло в свою сессию (fork-бомба)
+                leftovers += memory_cgroup.sweep(where / name, str(state))   # и ушедшее в свою сессию (fork-бомба)
                 memory_cgroup.remove_group(where / name)
+    unmounted = disk.release_all(state, [settings["teacher"], *settings["learners"]])   # процессов учеников уже нет
     report = ["хаб и прокси остановлены" if hub else "хаб уже был остановлен"]
     if learners or leftovers:
         report.append(f"остановлены серверы и ядра учеников и culler: процессов {len(learners) + leftovers}")
-    report.append("работа учеников в их work/ осталась (образы домов смонтированы, их видит make results); "
-                  "запустить снова: make class")
+    report += unmounted
+    report.append("работа учеников в их work/ осталась (образы домов в class/state/disks — make class монтирует "
+                  "их снова); запустить снова: make class")
     return report + reopened
 
 

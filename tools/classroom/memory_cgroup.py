@@ -113,12 +113,23 @@ def members(group):
         return []
 
 
-def sweep(group, rounds=100):
-    """SIGKILL всем процессам папки cgroup, пока она не опустеет (fork-бомба рождает новых между обходами);
-    -> сколько процессов остановлено. Так останавливается и то, что ученик запустил в обход сервера (своя сессия)."""
+def of_state(pid, state):
+    """Процесс pid — из класса с папкой состояния state (CLASS_STATE в окружении; его наследует всё, что
+    запускают сервер ученика и его ядра, и fork-бомба тоже)."""
+    try:
+        raw = pathlib.Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+    return f"CLASS_STATE={state}".encode() in raw.split(b"\0")
+
+
+def sweep(group, state, rounds=100):
+    """SIGKILL процессам папки cgroup из класса state, пока такие есть (fork-бомба рождает новых между обходами);
+    -> сколько процессов остановлено. Так останавливается и то, что ученик запустил в обход сервера (своя сессия).
+    Папки cgroup — по имени записи, а не по классу: процессы той же записи в другом классе не трогаются."""
     killed = 0
     for _ in range(rounds):
-        pids = members(group)
+        pids = [pid for pid in members(group) if of_state(pid, state)]
         if not pids:
             break
         for pid in pids:
@@ -184,7 +195,8 @@ class MemoryLimitedSpawner(LocalProcessSpawner):
             if version is not None:
                 group = where / self.user.name
                 # сервер остановлен, а его ядра могли оставить своё (фоновый процесс, fork-бомба в своей сессии)
-                killed = await asyncio.get_running_loop().run_in_executor(None, sweep, group)
+                state = os.environ.get("CLASS_STATE")       # его даёт хаб класса (tools/classroom/hub.py)
+                killed = await asyncio.get_running_loop().run_in_executor(None, sweep, group, state) if state else 0
                 if killed:
                     self.log.warning("ученик %s: после остановки сервера остановлено ещё процессов: %s",
                                      self.user.name, killed)

@@ -158,6 +158,23 @@ def write(out, name, text):
     return target
 
 
+def mount_homes(state, names):
+    """После make class-stop дома учеников отмонтированы (их work/ — в образах class/state/disks):
+    смонтировать их снова, как make class; -> проблемы по-русски."""
+    import pwd          # здесь: модуль импортируют и там, где pwd нет
+
+    from tools.classroom import disk
+    problems = []
+    for name in names:
+        try:
+            disk.ensure_home_image(pwd.getpwnam(name), state, None)
+        except KeyError:
+            continue
+        except (disk.DiskError, OSError) as error:
+            problems.append(f"{name}: образ дома не смонтировать ({error}); его work/ не прочитать")
+    return problems
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Вердикты учеников в results/class.csv и results/class.html")
     parser.add_argument("--from", dest="folders", nargs="*", metavar="ПАПКА",
@@ -179,6 +196,8 @@ def main(argv=None):
                    if isinstance(error, FileNotFoundError) else str(error))
             problems.append(f"секрет подписи вердиктов {state / verdicts.SECRET} не прочитать — {why}; вердикты "
                             f"учеников хаба не собраны")
+    if state is not None and hasattr(os, "geteuid") and os.geteuid() == 0:
+        problems += mount_homes(state, [learner for learner, _ in sources])
     works = []
     for learner, path in sources:
         try:
