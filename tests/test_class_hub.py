@@ -107,7 +107,7 @@ def klass(tmp_path_factory):
                     break
                 time.sleep(0.5)
             subprocess.run(["userdel", "--remove", name], capture_output=True)
-            for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/{name}"):
+            for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/*/{name}"):
                 try:
                     group.rmdir()
                 except OSError:
@@ -302,7 +302,7 @@ def test_memory_limit_stops_the_greedy_kernel_not_the_neighbours(klass):
     hub, (a, b, c) = klass["hub"], klass["learners"]
     greedy = klass["kernels"][c]
     pid = int(greedy.run("import os\nprint(os.getpid())"))
-    groups = [g for g in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/{c}")
+    groups = [g for g in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/*/{c}")
               if (g / "memory.limit_in_bytes").exists() or (g / "memory.max").exists()]
     log = (klass["state"] / "jupyterhub.log").read_text(errors="replace")
     if not groups:                                      # машина не даёт cgroup памяти: хаб должен сказать это
@@ -337,7 +337,7 @@ def test_memory_limit_stops_the_greedy_kernel_not_the_neighbours(klass):
 
 def test_fork_bomb_is_stopped_by_the_process_limit(klass):
     hub, (a, b, c) = klass["hub"], klass["learners"]
-    groups = [g for g in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/{b}") if (g / "pids.max").exists()]
+    groups = [g for g in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/*/{b}") if (g / "pids.max").exists()]
     log = (klass["state"] / "jupyterhub.log").read_text(errors="replace")
     if not groups:                                      # машина не даёт cgroup pids: хаб должен сказать это
         assert f"процессы ученика {b} НЕ ограничены" in log

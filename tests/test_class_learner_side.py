@@ -121,7 +121,7 @@ def klass():
                 continue
             kill(processes_of(uid))
             subprocess.run(["userdel", "--remove", name], capture_output=True)
-            for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/{name}"):
+            for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/*/{name}"):
                 try:
                     group.rmdir()
                 except OSError:

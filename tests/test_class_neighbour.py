@@ -69,7 +69,7 @@ def remove_accounts(names):
         kill(processes_of(uid))
         disk.release(pwd.getpwnam(name).pw_dir, lazy=True)       # образ дома (DISK) — до userdel, иначе висит loop
         subprocess.run(["userdel", "--remove", name], capture_output=True)
-        for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/{name}"):
+        for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/*/{name}"):
             try:
                 group.rmdir()
             except OSError:

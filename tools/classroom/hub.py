@@ -279,11 +279,12 @@ def stop(state):
     learners = class_processes(settings, state)
     end(hub + learners, grace=10)
     leftovers = end(class_processes(settings, state))         # ядра, которые сервер успел запустить в эти секунды
-    for version, where in (memory_cgroup.pids_controller(), memory_cgroup.controller()):
-        if version is not None:
+    for version, where in (memory_cgroup.pids_controller(state), memory_cgroup.controller(state)):
+        if version is not None:                 # папка cgroup этого класса (по его state): соседний класс не трогается
             for name in [settings["teacher"], *settings["learners"]]:
-                leftovers += memory_cgroup.sweep(where / name, str(state))   # и ушедшее в свою сессию (fork-бомба)
+                leftovers += memory_cgroup.sweep(where / name)   # и ушедшее в свою сессию (fork-бомба)
                 memory_cgroup.remove_group(where / name)
+            memory_cgroup.remove_group(where)
     unmounted = disk.release_all(state, [settings["teacher"], *settings["learners"]])   # процессов учеников уже нет
     report = ["хаб и прокси остановлены" if hub else "хаб уже был остановлен"]
     if learners or leftovers:

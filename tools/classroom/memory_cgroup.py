@@ -11,6 +11,7 @@
 """
 
 import asyncio
+import hashlib
 import os
 import pathlib
 import signal
@@ -19,16 +20,38 @@ import time
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Integer
 
-GROUP = "attention-class"           # папка класса внутри контроллера памяти
+GROUP = "attention-class"           # папка классов внутри контроллера
 
 
-def controller():
+def class_key(state=None):
+    """Имя папки одного класса внутри GROUP: по его папке состояния (у хаба — CLASS_STATE).
+
+    Два класса на одной машине (или тесты рядом с настоящим классом) с теми же именами учеников — разные
+    папки cgroup: остановка одного не трогает процессов другого."""
+    state = state or os.environ.get("CLASS_STATE")
+    if not state:
+        raise RuntimeError("не известна папка состояния класса (CLASS_STATE): какой класс ограничивать — непонятно")
+    return "c" + hashlib.sha256(str(pathlib.Path(state).resolve()).encode()).hexdigest()[:12]
+
+
+def _v2_group(v2, controller_name, key):
+    """Папки GROUP/key в cgroup v2 с включённым контроллером для детей; -> папка класса."""
+    (v2 / "cgroup.subtree_control").write_text(f"+{controller_name}")
+    (v2 / GROUP).mkdir(exist_ok=True)
+    (v2 / GROUP / "cgroup.subtree_control").write_text(f"+{controller_name}")
+    (v2 / GROUP / key).mkdir(exist_ok=True)
+    (v2 / GROUP / key / "cgroup.subtree_control").write_text(f"+{controller_name}")
+    return v2 / GROUP / key
+
+
+def controller(state=None):
     """(версия, папка класса) первого контроллера памяти, в котором root может делать папки, или (None, причина)."""
+    key = class_key(state)
     v1 = pathlib.Path("/sys/fs/cgroup/memory")
     if (v1 / "memory.limit_in_bytes").exists():
         try:
-            (v1 / GROUP).mkdir(exist_ok=True)
-            return 1, v1 / GROUP
+            (v1 / GROUP / key).mkdir(parents=True, exist_ok=True)
+            return 1, v1 / GROUP / key
         except OSError as error:
             reason = f"cgroup v1 памяти есть, но папку не сделать ({error.strerror})"
     else:
@@ -37,22 +60,20 @@ def controller():
         controllers = v2 / "cgroup.controllers"
         if controllers.exists() and "memory" in controllers.read_text().split():
             try:
-                (v2 / "cgroup.subtree_control").write_text("+memory")
-                (v2 / GROUP).mkdir(exist_ok=True)
-                (v2 / GROUP / "cgroup.subtree_control").write_text("+memory")
-                return 2, v2 / GROUP
+                return 2, _v2_group(v2, "memory", key)
             except OSError as error:
                 reason += f"; cgroup v2 с memory есть, но включить её нельзя ({error.strerror})"
     return None, reason + "; в cgroup v2 контроллера memory нет"
 
 
-def pids_controller():
+def pids_controller(state=None):
     """(версия, папка класса) контроллера pids, в котором root может делать папки, или (None, причина)."""
+    key = class_key(state)
     v1 = pathlib.Path("/sys/fs/cgroup/pids")
     if (v1 / "cgroup.procs").exists() and not (v1 / "cgroup.controllers").exists():
         try:
-            (v1 / GROUP).mkdir(exist_ok=True)
-            return 1, v1 / GROUP
+            (v1 / GROUP / key).mkdir(parents=True, exist_ok=True)
+            return 1, v1 / GROUP / key
         except OSError as error:
             reason = f"cgroup v1 pids есть, но папку не сделать ({error.strerror})"
     else:
@@ -61,10 +82,7 @@ def pids_controller():
         controllers = v2 / "cgroup.controllers"
         if controllers.exists() and "pids" in controllers.read_text().split():
             try:
-                (v2 / "cgroup.subtree_control").write_text("+pids")
-                (v2 / GROUP).mkdir(exist_ok=True)
-                (v2 / GROUP / "cgroup.subtree_control").write_text("+pids")
-                return 2, v2 / GROUP
+                return 2, _v2_group(v2, "pids", key)
             except OSError as error:
                 reason += f"; cgroup v2 с pids есть, но включить её нельзя ({error.strerror})"
     return None, reason + "; в cgroup v2 контроллера pids нет"
@@ -113,23 +131,14 @@ def members(group):
         return []
 
 
-def of_state(pid, state):
-    """Процесс pid — из класса с папкой состояния state (CLASS_STATE в окружении; его наследует всё, что
-    запускают сервер ученика и его ядра, и fork-бомба тоже)."""
-    try:
-        raw = pathlib.Path(f"/proc/{pid}/environ").read_bytes()
-    except OSError:
-        return False
-    return f"CLASS_STATE={state}".encode() in raw.split(b"\0")
-
-
-def sweep(group, state, rounds=100):
-    """SIGKILL процессам папки cgroup из класса state, пока такие есть (fork-бомба рождает новых между обходами);
+def sweep(group, rounds=100):
+    """SIGKILL всем процессам папки cgroup, пока они есть (fork-бомба рождает новых между обходами);
     -> сколько процессов остановлено. Так останавливается и то, что ученик запустил в обход сервера (своя сессия).
-    Папки cgroup — по имени записи, а не по классу: процессы той же записи в другом классе не трогаются."""
+    Папка — ученика этого класса (class_key по его state): процессы той же записи в другом классе в ней не лежат,
+    а сменить окружение, чтобы уйти от обхода, ученик не может — из папки cgroup процесс сам не выйдет."""
     killed = 0
     for _ in range(rounds):
-        pids = [pid for pid in members(group) if of_state(pid, state)]
+        pids = members(group)
         if not pids:
             break
         for pid in pids:
@@ -195,8 +204,7 @@ class MemoryLimitedSpawner(LocalProcessSpawner):
             if version is not None:
                 group = where / self.user.name
                 # сервер остановлен, а его ядра могли оставить своё (фоновый процесс, fork-бомба в своей сессии)
-                state = os.environ.get("CLASS_STATE")       # его даёт хаб класса (tools/classroom/hub.py)
-                killed = await asyncio.get_running_loop().run_in_executor(None, sweep, group, state) if state else 0
+                killed = await asyncio.get_running_loop().run_in_executor(None, sweep, group)
                 if killed:
                     self.log.warning("ученик %s: после остановки сервера остановлено ещё процессов: %s",
                                      self.user.name, killed)
