@@ -203,8 +203,8 @@ def run_command(name, values, python, windows=None, as_root=False):
 # ---------------------------------------------------------------- окружение и отметки установки
 
 STAMPS = {"lab": ".installed-lab", "test": ".installed-test", "class": ".installed-class"}
-# Что ставит каждая отметка поверх предыдущей. Extra `lab` — Jupyter для уроков; pip только предупредит,
-# если его в pyproject.toml нет. Проверки ставят и extra `class`: make test поднимает настоящий хаб и nbgrader.
+# Что ставит каждая отметка поверх предыдущей. Extra `lab` — Jupyter для уроков (JupyterLab, Notebook 7, jupytext;
+# в Colab и Kaggle его нет — там свой интерфейс). Проверки ставят и extra `class`: make test поднимает настоящий хаб и nbgrader.
 INSTALLS = {"lab": ".[lab]", "test": ".[lab,test,class]", "class": ".[class]"}
 
 

@@ -2,7 +2,7 @@
 
 Строчка с ✅/❌ — проверка; после « — » идёт то, что нашлось (версия), оно у всех своё.
 Строчка с ℹ️ — что ядро знает об интерфейсе. Ядро узнаёт Google Colab (модуль google.colab,
-переменная COLAB_RELEASE_TAG) и VS Code (переменная __vsc_ipynb_file__, которую расширение
+переменная COLAB_RELEASE_TAG), Kaggle (переменная KAGGLE_KERNEL_RUN_TYPE) и VS Code (переменная __vsc_ipynb_file__, которую расширение
 Jupyter кладёт в пространство имён ядра). JupyterLab и Notebook 7 изнутри ядра не различить —
 об этом doctor так и говорит, не угадывая.
 """
@@ -13,14 +13,18 @@ import re
 import sys
 
 # Нижние границы из pyproject.toml (их сверяет tests/test_doctor.py).
-MINIMUM = {"numpy": (1, 24), "matplotlib": (3, 7), "ipywidgets": (8,)}
+MINIMUM = {"numpy": (1, 24), "matplotlib": (3, 7), "ipywidgets": (7, 7)}
 VSCODE_BLANK = (8, 1, 9)     # ipywidgets, чьи виджеты VS Code не показывает вовсе
 
 WHERE = {
     "colab": ("ℹ️ Урок открыт в Google Colab: ползунки рисует менеджер виджетов Colab, а не JupyterLab.\n"
               "   Если вместо ползунка пусто или Colab просит включить «third-party widgets», выполните\n"
               "   `from google.colab import output; output.enable_custom_widget_manager()`\n"
-              "   и запустите ячейку с виджетом снова. Картинка виджета и все проверки работают и без ползунков."),
+              "   и запустите ячейку с виджетом снова (первая ячейка урока уже делает это сама).\n"
+              "   Картинка виджета и все проверки работают и без ползунков."),
+    "kaggle": ("ℹ️ Урок открыт в Kaggle: ползунки рисует интерфейс Kaggle (ipywidgets 8).\n"
+               "   Если вместо ползунка пусто, перезапустите ядро (Run → Restart) и выполните ячейки сверху.\n"
+               "   Картинка виджета и все проверки работают и без ползунков."),
     "vscode": ("ℹ️ Урок открыт в VS Code: ползунки рисует расширение Jupyter для VS Code.\n"
                "   Если вместо ползунка «Error displaying widget», обновите расширение Jupyter и проверьте,\n"
                "   что VS Code может скачивать код виджетов (настройка jupyter.widgetScriptSources).\n"
@@ -32,9 +36,10 @@ WHERE = {
 }
 
 ADVICE = {
-    "colab": ("Что-то не так: Colab курс не поддерживает — его среда держит IPython 7.34, а курсу нужны\n"
-              "IPython ≥ 8 и ipywidgets ≥ 8 (см. README, «Где открывать уроки»). Откройте урок в JupyterLab\n"
-              "(`make lab` в папке курса) или на Binder."),
+    "colab": ("Что-то не так: выполните первую ячейку урока (она ставит курс в Colab) и эту снова;\n"
+              "не помогло — Runtime → Disconnect and delete runtime и ячейки сверху (см. README, «Где открывать уроки»)."),
+    "kaggle": ("Что-то не так: включите в Kaggle интернет (Settings → Internet on), выполните первую ячейку\n"
+               "урока (она ставит курс) и эту снова."),
     "vscode": ("Что-то не так: выберите в VS Code ядро из окружения курса (.venv) или выполните `make setup`;\n"
                "с ipywidgets 8.1.9 — поставьте 8.1.8: .venv/bin/python -m pip install \"ipywidgets==8.1.8\"."),
     "jupyter": "Что-то не так: выполните `make lab` в папке курса заново.",
@@ -55,7 +60,7 @@ def _release(version):
 
 
 def front_end(modules=None, environ=None, user_ns=None):
-    """'colab', 'vscode' или 'jupyter' (JupyterLab, Notebook 7 — неразличимы из ядра)."""
+    """'colab', 'kaggle', 'vscode' или 'jupyter' (JupyterLab, Notebook 7 — неразличимы из ядра)."""
     modules = sys.modules if modules is None else modules
     environ = os.environ if environ is None else environ
     if user_ns is None:
@@ -63,6 +68,8 @@ def front_end(modules=None, environ=None, user_ns=None):
         user_ns = getattr(shell, "user_ns", {}) or {}
     if "google.colab" in modules or "COLAB_RELEASE_TAG" in environ:
         return "colab"
+    if "KAGGLE_KERNEL_RUN_TYPE" in environ:
+        return "kaggle"
     if "__vsc_ipynb_file__" in user_ns:
         return "vscode"
     return "jupyter"
@@ -85,7 +92,7 @@ def _checks(where):
                         'помогает pip install "ipywidgets==8.1.8" в окружении курса)',
                         _release(version)[:3] != VSCODE_BLANK, version or "не установлен"))
     if where == "jupyter":
-        # ipywidgets 8 в ядре говорит с интерфейсом на языке, который понимает jupyterlab_widgets 3.
+        # JupyterLab 4 и Notebook 7 рисуют виджеты через jupyterlab_widgets 3 (он понимает ядра и с ipywidgets 7, и с 8).
         manager = _version("jupyterlab_widgets")
         results.append(("менеджер виджетов для JupyterLab и Notebook 7 (jupyterlab_widgets 3)",
                         manager is not None and _release(manager)[:1] == (3,), manager or "не установлен"))

@@ -29,6 +29,45 @@
 #
 # Термины — в [глоссарии](glossary.md), формы массивов — в [шпаргалке по формам](shapes.md).
 
+# %%
+# @title Colab и Kaggle: поставить курс (в JupyterLab у себя эта ячейка ничего не делает)
+def _course_setup(modules, environ, run, version, python):
+    """Colab и Kaggle: курс из репозитория и то, чего нет из его зависимостей; IPython и ipykernel не трогаем."""
+    where = "colab" if "google.colab" in modules else "kaggle" if "KAGGLE_KERNEL_RUN_TYPE" in environ else None
+    if where is None:
+        return []
+
+    def have(name):
+        try:
+            return version(name)
+        except ImportError:                 # importlib.metadata.PackageNotFoundError
+            return None
+
+    pip = [python, "-m", "pip", "install", "-q"]
+    course = "git+https://github.com/attention-bez-magii/attention-bez-magii"
+    commands = [] if have("attention-bez-magii") else [[*pip, "--no-deps", course]]
+    needs = ["numpy>=1.24", "matplotlib>=3.7", "ipywidgets>=7.7", "ipython>=7.34", "ipykernel>=6.5",
+             "pillow>=9.3", "threadpoolctl>=3.1", "tqdm>=4.64.1"]
+    missing = [r for r in needs if not have(r.split(">=")[0])]
+    if missing:
+        commands.append([*pip, *missing, *(f"{n}=={have(n)}" for n in ("ipython", "ipykernel") if have(n))])
+    for command in commands:
+        try:
+            run(command)
+        except Exception as error:
+            raise RuntimeError(f"не удалось поставить курс ({' '.join(command[3:])}): {error}. Нужен интернет "
+                               "(Kaggle: Settings → Internet on); выполните эту ячейку снова") from None
+    if where == "colab":
+        from google.colab import output
+        output.enable_custom_widget_manager()       # ползунки курса — сторонние виджеты для Colab
+    print(f"Курс готов ({where}): можно выполнять ячейки дальше. Файлы среды исчезают с её концом.")
+    return commands
+
+
+import importlib.metadata, os, subprocess, sys  # noqa: E401,E402
+_course_setup(sys.modules, os.environ, subprocess.check_call, importlib.metadata.version, sys.executable)
+del _course_setup
+
 # %% [markdown]
 # ## Зачем: иначе модель списывает
 #

@@ -102,11 +102,13 @@ def isolated_env(state_dir, app="lab"):
     return env
 
 
-def _command(root_dir, port, token, app="lab"):
-    """Команда сервера: app — 'lab' (JupyterLab) или 'notebook' (Jupyter Notebook 7)."""
+def _command(root_dir, port, token, app="lab", python=None, lab3=False):
+    """Команда сервера: app — 'lab' (JupyterLab) или 'notebook' (Jupyter Notebook 7); python — чей сервер
+    (по умолчанию — этого окружения; tests/test_browser_colab.py берёт JupyterLab 3 из своего, lab3=True:
+    ключей news_url, check_for_updates_class и extension_manager там нет, и с ними JupyterLab 3 не загружается)."""
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []   # CI идёт под root
     common = [
-        sys.executable, "-m", "jupyter", app, *as_root,
+        python or sys.executable, "-m", "jupyter", app, *as_root,
         "--no-browser",
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={port}",
@@ -118,16 +120,18 @@ def _command(root_dir, port, token, app="lab"):
     if app == "notebook":
         # window.jupyterapp: команды Notebook 7 из теста (новости и обновления выключены в USER_SETTINGS).
         return common + ["--JupyterNotebookApp.expose_app_in_browser=True"]
-    return common + [
+    lab4_only = [] if lab3 else [
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         "--LabApp.extension_manager=readonly",
+    ]
+    return common + lab4_only + [
         "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: команды JupyterLab из теста
     ]
 
 
 @contextlib.contextmanager
-def running_jupyter(root_dir, state_dir, app="lab", start_timeout=60, attempts=3):
+def running_jupyter(root_dir, state_dir, app="lab", start_timeout=60, attempts=3, python=None, lab3=False):
     """Запускает JupyterLab (app='lab') или Notebook 7 (app='notebook') и ждёт, пока он ответит
     на /api/status; в конце — terminate, затем kill. Без групп процессов (Windows) тест пропускается: ядра —
     дети сервера, и без os.killpg тест оставил бы их жить."""
@@ -140,7 +144,7 @@ def running_jupyter(root_dir, state_dir, app="lab", start_timeout=60, attempts=3
         port, token = free_port(), secrets.token_hex(24)
         log_path = state_dir / f"jupyter-{app}-{attempt}.log"
         log_file = open(log_path, "wb")
-        process = subprocess.Popen(_command(root_dir, port, token, app), cwd=root_dir, env=env,
+        process = subprocess.Popen(_command(root_dir, port, token, app, python, lab3), cwd=root_dir, env=env,
                                    stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
                                    start_new_session=True)
         server = JupyterLab(root_dir, state_dir, port, token, process, log_path)

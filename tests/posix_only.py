@@ -9,7 +9,6 @@
 это проверяется, — tests/windows_like (tests/test_course_cli.py).
 """
 
-import importlib
 import os
 import pathlib
 import sys
@@ -23,7 +22,7 @@ def missing(*names):
     for name in names:
         module, _, attribute = name.partition(".")
         try:
-            found = importlib.import_module(module)
+            found = __import__(module, globals())        # не importlib: подражание Windows ловит import (tests/windows_like)
         except ImportError:
             absent.append(name)
             continue

@@ -528,11 +528,16 @@ JS_HANDLE_CENTER = """(handle) => { const r = handle.getBoundingClientRect(); re
 JS_TRACK_WIDTH = "(slider) => slider.querySelector('.noUi-target').getBoundingClientRect().width"
 
 
+# Ручка ползунка: ipywidgets 8 рисует ползунок noUiSlider, ipywidgets 7 (Colab, tests/test_browser_colab.py) —
+# jQuery UI; клавиши у обоих те же (стрелки — шаг, PageUp/PageDown — больше).
+SLIDER_HANDLE = ".noUi-handle, .ui-slider-handle"
+
+
 def _move(page, front, slider, key):
     """Один «шаг» ученика. В JupyterLab — клавиша на ручке ползунка. В Notebook 7 стрелки на ручке
     перехватывает навигация по ячейкам (notebook:move-cursor-… в командном режиме), поэтому там ручку
     тянут мышью — понемногу, пока значение не сменится (на один шаг, как у стрелки)."""
-    handle, readout = slider.locator(".noUi-handle"), slider.locator(".widget-readout")
+    handle, readout = slider.locator(SLIDER_HANDLE), slider.locator(".widget-readout")
     if front == "JupyterLab":
         handle.press(key)
         return

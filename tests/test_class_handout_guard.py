@@ -109,13 +109,16 @@ def test_closed_for_the_learner_and_opened_again(learner, course):
     assert all(seen[str(p)] == "читается" for p in needed), f"ученику закрыли нужное для урока: {seen}"
     record = state / "closed.json"
     assert stat.S_IMODE(record.stat().st_mode) == 0o600
-    closed = json.loads(record.read_text(encoding="utf-8"))
+    saved = json.loads(record.read_text(encoding="utf-8"))
+    closed = saved["modes"]
+    assert saved["made"] == ["work"] and stat.S_IMODE((root / "work").stat().st_mode) == 0o750, \
+        "work/ (make lab учителя посреди класса) должна появиться сразу закрытой"
     assert closed["site"] == 0o751 and closed["lessons"] == 0o755 and closed["README.md"] == 0o644
     assert not {"course_lib", "tools", ".venv"} & set(closed), f"записано закрытым нужное: {closed}"
     assert "lessons" in report[0] and "make class-stop" in report[0]
 
     handout_guard.close(state, root, python)                    # второй раз: прежние права не затираются
-    assert json.loads(record.read_text(encoding="utf-8")) == closed
+    assert json.loads(record.read_text(encoding="utf-8")) == saved
     (root / "lessons").chmod(0o700)                             # учитель поменял права владельца за время класса
     (root / "lessons").chmod(0o750)
 
@@ -123,8 +126,26 @@ def test_closed_for_the_learner_and_opened_again(learner, course):
     after = {p: stat.S_IMODE(p.stat().st_mode) for p in [root, *root.iterdir()]}
     assert after == {**before, root / "lessons": 0o755}, "права после возврата не те, что были"
     assert not record.exists()
+    assert not (root / "work").exists(), "пустая work/, сделанная закрытой, после make class-stop не убрана"
     assert set(learner_reads(learner, *secrets_at, *needed).values()) == {"читается"}
     assert handout_guard.reopen(state, root) == [], "второй возврат без записи должен ничего не делать"
+
+
+def test_a_work_folder_filled_during_the_class_is_kept_and_opened(learner, course):
+    root, state, python = course
+    handout_guard.close(state, root, python)
+    (root / "work" / "01_embeddings.ipynb").write_text(SECRET, encoding="utf-8")   # make lab учителя во время класса
+    lesson = root / "work" / "01_embeddings.ipynb"
+    assert learner_reads(learner, lesson)[str(lesson)] == "закрыто"
+    handout_guard.reopen(state, root)
+    assert lesson.exists() and stat.S_IMODE((root / "work").stat().st_mode) == 0o755
+
+
+def test_a_broken_record_is_named_not_guessed(course):
+    root, state, python = course
+    (state / "closed.json").write_text('{"lessons": "755"}', encoding="utf-8")
+    with pytest.raises(ValueError, match="closed.json.*chmod o\\+rX"):
+        handout_guard.reopen(state, root)
 
 
 def test_class_stop_opens_what_class_closed(learner, course, monkeypatch):
@@ -161,4 +182,3 @@ def test_the_class_python_and_course_lib_stay_open():
     if handout_guard.ROOT in venv.parents:
         assert venv.relative_to(handout_guard.ROOT).parts[0] in names
     assert "lessons" not in names and "tests" not in names
-    assert pwd.getpwuid(os.geteuid()).pw_name == "root"

@@ -4,6 +4,11 @@
 Ученик при этом работает: ядро в его work/ импортирует course_lib, и проверка урока 02 принимает верный ответ.
 `make class-stop` возвращает папкам курса прежние права.
 
+Класс идёт из копии папки курса во временной папке (уроки, тесты, tools, class — как у учителя, без .venv и git):
+закрывает он её папки, а не папки этого репозитория, и тесты, которые в это время идут рядом (make test — несколько
+процессов сразу) и читают lessons/ от имени своих учеников, ему не мешают. Окружение Python и course_lib — настоящие
+(их ядро ученика и берёт), и обход читает их тоже.
+
 Ученику передаются только хэши строк решений, не сами строки. Записи и процессы теста (имена с уникальной
 приставкой) убираются в конце, даже если тест упал. Нужен root; запускать под flock /tmp/hub-tests.lock.
 """
@@ -25,6 +30,7 @@ from posix_only import skip_module_without
 skip_module_without("pwd", "os.geteuid")      # класс — только Linux; до import pwd
 import pwd  # noqa: E402
 
+import course_lib  # noqa: E402
 from tests import solution_lines  # noqa: E402
 from tests.hub_client import Hub, kill, processes_of  # noqa: E402
 from tools import workspace  # noqa: E402
@@ -46,13 +52,33 @@ if _closed:
     pytest.skip(f"в {_closed} не войти другим записям (chmod o+x {_closed}, как делает .ci/run)", allow_module_level=True)
 
 
-def hub_cli(*args, timeout=300):
-    return subprocess.run([PYTHON, "-m", "tools.classroom.hub", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT)})
+# в копию не идут окружения, git, кэши и то, что делают make test, make site, make results, make lab
+NOT_COPIED = {".git", "site", "results", "work", "test-artifacts", "__pycache__", ".pytest_cache", ".hypothesis"}
 
 
-def top_modes():
-    return {p.name: stat.S_IMODE(p.lstat().st_mode) for p in ROOT.iterdir()}
+def copy_course(target):
+    """Копия папки курса в target (как её ставит учитель), class/node_modules — ссылкой на настоящий."""
+    target.mkdir(mode=0o755)
+    for entry in ROOT.iterdir():
+        if entry.name in NOT_COPIED or entry.name.startswith(".venv") or entry.name.endswith(".egg-info"):
+            continue
+        if entry.is_dir():
+            shutil.copytree(entry, target / entry.name, symlinks=True,
+                            ignore=shutil.ignore_patterns("__pycache__", "node_modules", "state", "learners.txt"))
+        else:
+            shutil.copy2(entry, target / entry.name)
+    if (ROOT / "class" / "node_modules").is_dir():
+        (target / "class" / "node_modules").symlink_to(ROOT / "class" / "node_modules")
+    return target
+
+
+def hub_cli(course, *args, timeout=300):
+    return subprocess.run([PYTHON, "-m", "tools.classroom.hub", *args], cwd=course, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": str(course)})
+
+
+def top_modes(course):
+    return {p.name: stat.S_IMODE(p.lstat().st_mode) for p in course.iterdir()}
 
 
 @pytest.fixture(scope="module")
@@ -63,11 +89,13 @@ def klass():
     folder.chmod(0o755)                                        # хэши строк решений читает ученик
     (folder / "learners.txt").write_text(learner + "\n", encoding="utf-8")
     state = folder / "state"
-    info = {"learner": learner, "teacher": teacher, "state": state, "folder": folder, "modes": top_modes()}
+    course = copy_course(folder / "course")
+    info = {"learner": learner, "teacher": teacher, "state": state, "folder": folder, "course": course,
+            "modes": top_modes(course)}
     try:
         for attempt in range(3):       # порт свободен при пробе, но до запуска хаба его может занять сосед
             port = free_port()
-            done = hub_cli("start", "--learners", str(folder / "learners.txt"), "--state", str(state),
+            done = hub_cli(course, "start", "--learners", str(folder / "learners.txt"), "--state", str(state),
                            "--host", "127.0.0.1", "--port", str(port), "--teacher", teacher, "--memory", "700M",
                            "--solutions", "no")
             if not (done.returncode == 2 and f"порт {port} на 127.0.0.1 уже занят" in done.stderr):
@@ -78,7 +106,7 @@ def klass():
         info["entry"] = pwd.getpwnam(learner)
         yield info
     finally:
-        hub_cli("stop", "--state", str(state), timeout=120)
+        hub_cli(course, "stop", "--state", str(state), timeout=120)
         for pid_file in ("jupyterhub.pid", "proxy.pid"):            # на случай, если stop не смог:
             kill([pid for pid in [class_pid(state / pid_file, state)] if pid])   # только процесс этого класса
         for name in (teacher, learner):
@@ -123,10 +151,12 @@ def test_the_learner_reads_no_solution_anywhere(klass):
     hashes = klass["folder"] / "hashes.json"
     hashes.write_text(json.dumps(sorted(by_hash)), encoding="utf-8")
     hashes.chmod(0o644)
-    entry = klass["entry"]
+    entry, course = klass["entry"], klass["course"]
     home = pathlib.Path(entry.pw_dir)
-    with open(WALKER, encoding="utf-8") as walker:                 # tests/ ученику закрыт: код — через stdin
-        done = accounts.run_as(entry, [PYTHON, "-", str(hashes), str(ROOT), str(home)], stdin=walker, timeout=600)
+    library = pathlib.Path(course_lib.__file__).parent                 # тот, что импортирует ядро ученика
+    folders = [course, library, pathlib.Path(sys.prefix), home]
+    with open(WALKER, encoding="utf-8") as walker:                     # tests/ ученику закрыт: код — через stdin
+        done = accounts.run_as(entry, [PYTHON, "-", str(hashes), *map(str, folders)], stdin=walker, timeout=600)
     assert done.returncode == 0, f"обход от имени ученика упал:\n{done.stderr[-2000:]}"
     walked = json.loads(done.stdout)
     found = [f"{path}\n      {by_hash[h]}" for path, got in sorted(walked["hits"].items()) for h in got]
@@ -134,8 +164,9 @@ def test_the_learner_reads_no_solution_anywhere(klass):
     paths = set(walked["paths"])
     copies = {p for p in paths if p.startswith(f"{home}/work/") and p.endswith(".ipynb")}
     assert {f"{home}/work/{p.name}" for p in workspace.lessons()} <= copies, "обход не видел копий уроков в ~/work"
-    assert str(ROOT / "course_lib" / "exercises" / "multi_head.py") in paths, "обход не видел course_lib"
-    assert not any(p.startswith(str(ROOT / "lessons") + "/") for p in paths), "уроки с решениями открыты ученику"
+    assert str(library / "exercises" / "multi_head.py") in paths, "обход не видел course_lib"
+    assert str(course / "tools" / "workspace.py") in paths, "обход не видел tools/ курса"
+    assert not any(p.startswith(str(course / "lessons") + "/") for p in paths), "уроки с решениями открыты ученику"
     assert walked["files"] > 1000, f"обход прочитал всего {walked['files']} файлов: окружение Python не видно?"
 
 
@@ -154,12 +185,14 @@ def test_the_learners_copies_keep_every_exercise(klass):
 
 
 def test_class_stop_gives_the_folders_back(klass):
-    done = hub_cli("stop", "--state", str(klass["state"]), timeout=120)
+    course = klass["course"]
+    done = hub_cli(course, "stop", "--state", str(klass["state"]), timeout=120)
     assert done.returncode == 0, done.stderr
     assert "снова открыто" in done.stdout and "lessons" in done.stdout, done.stdout
-    now = top_modes()
+    now = top_modes(course)
     changed = {name: (oct(mode), oct(now.get(name, 0))) for name, mode in klass["modes"].items() if now.get(name) != mode}
     assert not changed, f"после make class-stop права папок курса не те, что были до make class (было, стало): {changed}"
     assert not (klass["state"] / "closed.json").exists()
-    probe = accounts.run_as(klass["entry"], [PYTHON, "-c", f"open({str(ROOT / 'lessons' / '02_soft_search.ipynb')!r}).read()"])
+    lesson = course / "lessons" / "02_soft_search.ipynb"
+    probe = accounts.run_as(klass["entry"], [PYTHON, "-c", f"open({str(lesson)!r}).read()"])
     assert probe.returncode == 0, f"после make class-stop ученик не читает lessons/:\n{probe.stderr}"

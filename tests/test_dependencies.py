@@ -6,6 +6,7 @@
 """
 
 import ast
+import fnmatch
 import importlib.metadata
 import importlib.util
 import pathlib
@@ -15,11 +16,13 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tools.lowest_requirements import lowest_series, requirement_name, requirements  # noqa: E402
+from tools.lowest_requirements import lowest_list, lowest_series, requirement_name, requirements  # noqa: E402
 
-# Импорты, которых нет в зависимостях нарочно: модуль -> единственный файл, которому он нужен, и почему.
+# Импорты, которых нет в зависимостях нарочно: модуль -> файлы, которым он нужен (шаблон fnmatch), и почему.
 NOT_DECLARED = {
     "torch": ("tests/make_torch_reference.py", "эталон для tests/data считается вручную, один раз; pytest torch не нужен"),
+    "google": ("lessons/[0-9][0-9]_*.py", "google.colab есть только в Colab: первая ячейка урока (tools/hosted/cell.py) "
+                                         "импортирует его там и только там"),
 }
 
 
@@ -57,7 +60,7 @@ def _distributions(module):
 
 
 def _class_tools_not_installed():
-    """Имена пакетов extra class, которых нет в этом окружении (в .ci/run нижние границы ставят только extra test)."""
+    """Имена пакетов extra class, которых нет в этом окружении (в .ci/run нижние границы ставят только extra lab и test)."""
     names = {requirement_name(r) for r in requirements(extras=("class",))} - {requirement_name(r) for r in requirements(extras=())}
     return {name for name in names if not importlib.util.find_spec(name.replace("-", "_"))}
 
@@ -68,7 +71,7 @@ def _undeclared(folders, extras):
     for folder in folders:
         for module, files in imports(folder).items():
             if module in NOT_DECLARED:
-                assert set(files) == {NOT_DECLARED[module][0]}, (
+                assert all(fnmatch.fnmatch(f, NOT_DECLARED[module][0]) for f in files), (
                     f"{module} теперь импортируют {sorted(set(files))}: объявите его в pyproject.toml")
                 continue
             if not _distributions(module) & declared:
@@ -83,8 +86,8 @@ def test_library_and_lessons_import_only_runtime_dependencies():
 
 
 def test_tests_and_tools_imports_are_declared():
-    missing = _undeclared(["tests", "tools"], extras=("test", "class"))
-    assert not missing, f"tests/ и tools/ импортируют то, чего нет ни в dependencies, ни в extra test или class: {missing}"
+    missing = _undeclared(["tests", "tools"], extras=("lab", "test", "class"))
+    assert not missing, f"tests/ и tools/ импортируют то, чего нет ни в dependencies, ни в extra lab, test или class: {missing}"
 
 
 def test_pillow_is_declared_because_live_widgets_encode_frames():
@@ -117,4 +120,13 @@ def test_installed_metadata_says_the_same_as_pyproject():
     """На Python 3.10 (без tomllib) границы берутся из метаданных установленного курса — они те же."""
     from tools.lowest_requirements import _installed_requirements
 
-    assert _installed_requirements(("test",)) == requirements(), "курс установлен из старого pyproject.toml: make setup"
+    assert _installed_requirements(("lab", "test")) == requirements(), "курс установлен из старого pyproject.toml: make setup"
+
+
+def test_lowest_list_takes_the_highest_of_a_package_bounds():
+    """ipywidgets>=7.7 (ядро, для Colab) и ipywidgets>=8 (extra lab): pip с '.[lab,test]' не поставит 7.7 —
+    окружение нижних границ просит 8.0.x, а не обе серии сразу (такой список pip не разрешит)."""
+    assert lowest_list(["ipywidgets>=7.7", "numpy>=1.24", "ipywidgets>=8"]) == ["ipywidgets>=8,<8.1", "numpy>=1.24,<1.25"]
+    assert lowest_list(["ipython>=8", "ipython>=7.34"]) == ["ipython>=8,<8.1"]
+    names = [requirement_name(s) for s in lowest_list(requirements())]
+    assert len(names) == len(set(names)) and "jupytext" in names and "ipywidgets>=8,<8.1" in lowest_list(requirements())

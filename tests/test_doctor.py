@@ -41,6 +41,7 @@ def _run(monkeypatch, capsys, where="jupyter", versions=None):
 @pytest.mark.parametrize(("modules", "environ", "user_ns", "expected"), [
     ({"google.colab": object()}, {}, {}, "colab"),
     ({}, {"COLAB_RELEASE_TAG": "release-colab-20251201"}, {}, "colab"),
+    ({}, {"KAGGLE_KERNEL_RUN_TYPE": "Interactive"}, {}, "kaggle"),
     ({}, {}, {"__vsc_ipynb_file__": "/home/me/00_start_here.ipynb"}, "vscode"),
     # Терминал VS Code задаёт VSCODE_*: тесты, запущенные оттуда, не должны решить, что урок открыт в VS Code.
     ({}, {"VSCODE_PID": "123", "TERM_PROGRAM": "vscode"}, {}, "jupyter"),
@@ -65,9 +66,11 @@ def test_all_fine_in_a_folder_without_jupytext_toml(monkeypatch, capsys, tmp_pat
         assert out.rstrip().endswith("Всё готово, можно учиться!")
 
 
-def test_colab_and_vscode_get_their_own_hint_and_no_jupyterlab_check(monkeypatch, capsys):
+def test_colab_kaggle_and_vscode_get_their_own_hint_and_no_jupyterlab_check(monkeypatch, capsys):
     _, colab = _run(monkeypatch, capsys, "colab")
     assert "enable_custom_widget_manager()" in colab and "jupyterlab_widgets" not in colab
+    _, kaggle = _run(monkeypatch, capsys, "kaggle")
+    assert "открыт в Kaggle" in kaggle and "jupyterlab_widgets" not in kaggle
     _, vscode = _run(monkeypatch, capsys, "vscode")
     assert "jupyter.widgetScriptSources" in vscode and "jupyterlab_widgets" not in vscode
     _, jupyter = _run(monkeypatch, capsys, "jupyter")
@@ -81,7 +84,7 @@ GOOD = {"numpy": "1.24.4", "matplotlib": "3.7.5", "ipywidgets": "8.0.7", "jupyte
 @pytest.mark.parametrize(("package", "version", "line"), [
     ("numpy", "1.23.5", "❌ numpy ≥ 1.24 — 1.23.5"),
     ("matplotlib", None, "❌ matplotlib ≥ 3.7 — не установлен"),
-    ("ipywidgets", "7.8.1", "❌ ipywidgets ≥ 8 — 7.8.1"),
+    ("ipywidgets", "7.6.5", "❌ ipywidgets ≥ 7.7 — 7.6.5"),      # 7.7 — как в Colab (tools/hosted/colab.txt)
     ("jupyterlab_widgets", "1.1.7", "❌ менеджер виджетов для JupyterLab и Notebook 7 (jupyterlab_widgets 3) — 1.1.7"),
 ])
 def test_too_old_or_missing_is_a_cross_with_advice(monkeypatch, capsys, package, version, line):

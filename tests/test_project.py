@@ -1,4 +1,4 @@
-"""Установка ученика: pip (`make lab`, [project] dependencies в pyproject.toml) и conda/Binder (environment.yml)
+"""Установка ученика: pip (`make lab`, [project] dependencies и extra `lab` в pyproject.toml) и conda/Binder (environment.yml)
 ставят одни и те же пакеты с теми же границами, и ни там, ни там нет инструментов проверок (extra `test`)."""
 
 import pathlib
@@ -6,7 +6,7 @@ import re
 
 import yaml
 
-from tools.lowest_requirements import requirements
+from tools.lowest_requirements import lowest_list, requirements
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -24,7 +24,8 @@ def test_environment_yml_asks_for_what_make_lab_installs():
     """Те же пакеты и те же нижние границы, что у ученика после `make lab`. Точную версию (`==`) не пропустит
     и pyproject.toml: её не примет tools/lowest_requirements.py (tests/test_dependencies.py), а здесь она
     разойдётся с ним. Пакет из extra `test` в environment.yml — тоже расхождение: Binder ученику его не ставит."""
-    pip = {_normal(r) for r in requirements(extras=())}
+    # пакет с двумя границами (ipywidgets>=7.7 в ядре для Colab, >=8 в extra lab) — с той, что выше: её и ставит pip
+    pip = {_normal(series.partition(",")[0]) for series in lowest_list(requirements(extras=("lab",)))}
     conda = {_normal(d) for d in conda_dependencies() if isinstance(d, str) and not d.startswith("python")} - {"pip"}
     assert pip == conda, f"только в pyproject.toml: {sorted(pip - conda)}; только в environment.yml: {sorted(conda - pip)}"
 

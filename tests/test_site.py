@@ -417,7 +417,7 @@ def test_frame_pixels_are_what_the_view_and_painter_draw(browser, site, lesson_w
 
 # ---------------------------------------------------------------- живой счёт (уроки 02–06)
 
-LIVE_LESSONS = ("02", "03", "04")       # уроки, чьи проигрыватели считают в странице (05, 06 — следом)
+LIVE_LESSONS = ("02", "03", "04", "05", "06")   # уроки, чьи проигрыватели считают в странице
 
 
 @pytest.fixture(scope="session")
@@ -437,7 +437,8 @@ def _expected(view):
     """Числа вида (course_lib, numpy), которые живой счёт страницы кладёт в data-numbers, — под теми же именами."""
     fields = {"SoftmaxView": ("weights", "entropy"), "SoftSearchView": ("scores", "weights", "output", "best", "entropy"),
               "AttentionView": ("weights", "entropy", "peak"),
-              "PermutationView": ("weights", "permuted", "order", "moved_together")}
+              "PermutationView": ("weights", "permuted", "order", "moved_together"),
+              "CausalView": ("weights", "hidden", "query"), "HeadsView": ("weights", "heads", "d_head", "params")}
     return {name: getattr(view, name) for name in fields[type(view).__name__]}
 
 

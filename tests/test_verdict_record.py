@@ -199,7 +199,9 @@ def test_kernel_records_exercise_cells_of_lesson_02_not_solution_cells(tmp_path,
                 cell.source = cell.source.replace(stub_line, body)
     exercise_cells = [cell for cell in code if "_ = check_" in cell.source]
     assert len(exercise_cells) == 4                     # два упражнения и два решения
-    notebook.cells = [code[0], *exercise_cells]         # code[0] — импорты урока
+    # импорты урока — первая ячейка кода после ячейки Colab и Kaggle (tools/hosted/cell.py: вне Colab она молчит)
+    imports = next(cell for cell in code if "import course_lib" in cell.source)
+    notebook.cells = [imports, *exercise_cells]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     NotebookClient(notebook, kernel_name="python3", timeout=120,
                    resources={"metadata": {"path": str(work)}}).execute()

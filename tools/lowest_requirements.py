@@ -1,14 +1,18 @@
 """Самые низкие версии, которые разрешает pyproject.toml, — для второго окружения в .ci/run.
 
-    .venv/bin/python tools/lowest_requirements.py > lowest.txt     # затем: pip install -r lowest.txt -e '.[test]'
+    .venv/bin/python tools/lowest_requirements.py > lowest.txt     # затем: pip install -r lowest.txt -e '.[lab,test]'
 
-Для каждой зависимости `имя>=X` (и в extra `test`) печатает «самую раннюю разрешённую серию»:
+Для каждой зависимости `имя>=X` (и в extra `lab` и `test`) печатает «самую раннюю разрешённую серию»:
 `имя>=X,<X'`, где X' — следующая версия на последнем разряде X, дополненного до двух разрядов
 (`numpy>=1.24` -> `numpy>=1.24,<1.25`, `ipywidgets>=8` -> `ipywidgets>=8,<8.1`,
 `jupyterlab>=4.0.2` -> `jupyterlab>=4.0.2,<4.0.3`). Внутри серии pip берёт последний выпуск:
 так пропускаются отозванные (yanked) выпуски вроде ipykernel 6.0.0, а обещание «работает с
 numpy 1.24» проверяется на numpy 1.24.x. Список не ведётся руками: он читается из
 pyproject.toml при каждом запуске, так что поднятая граница сразу попадает в CI.
+
+Пакет с границами в нескольких местах (ipywidgets>=7.7 в dependencies — для Colab, ipywidgets>=8 в extra `lab` —
+для JupyterLab 4) печатается один раз, с самой высокой из границ: ниже неё pip с этими extra его и не поставит.
+Самые ранние версии ядра Colab (IPython 7.34, ipywidgets 7.7) проверяет отдельное окружение .ci/colab.
 """
 
 import pathlib
@@ -19,7 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 LOWER = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*>=\s*([0-9]+(?:\.[0-9]+)*)\s*$")
 
 
-def requirements(pyproject=ROOT / "pyproject.toml", extras=("test",)):
+def requirements(pyproject=ROOT / "pyproject.toml", extras=("lab", "test")):
     """Зависимости курса и выбранных extra, как записаны в pyproject.toml."""
     try:
         import tomllib
@@ -64,9 +68,21 @@ def lowest_series(requirement):
     return f"{name}>={version},<{'.'.join(map(str, upper))}"
 
 
+def lowest_list(found):
+    """Самые ранние серии для списка зависимостей: по одной на пакет, от самой высокой из его нижних границ."""
+    chosen = {}
+    for requirement in found:
+        series = lowest_series(requirement)            # заодно отказ для всего, кроме «имя>=версия»
+        name = requirement_name(requirement)
+        version = tuple(int(p) for p in LOWER.match(requirement).group(2).split("."))
+        if name not in chosen or version > chosen[name][0]:
+            chosen[name] = (version, series)
+    return [series for _, series in chosen.values()]
+
+
 def main():
-    for requirement in requirements():
-        print(lowest_series(requirement))
+    for series in lowest_list(requirements()):
+        print(series)
     return 0
 
 

@@ -33,6 +33,18 @@ def _pack(array):
     return base64.b64encode(np.ascontiguousarray(array, dtype="<f8").tobytes()).decode("ascii")
 
 
+def _agrees(packed, T_all, heads, view, scale=None):
+    """Веса, посчитанные по положенным в страницу Q и K так же, как их считает live.js (разрез на головы, первые T
+    строк, маска вида), — те же, что у вида при показе? Сверка при сборке: разойдутся — живого счёта не будет."""
+    from course_lib.functional import scaled_dot_product_attention
+    flat = np.frombuffer(base64.b64decode(packed), dtype="<f8").reshape(2, T_all, -1)
+    T = view.weights.shape[-1]
+    Q, K = (m[:T].reshape(T, heads, -1).swapaxes(0, 1) for m in flat)     # (T, d_model) -> (h, T, d_head)
+    mask = getattr(view, "mask", None)
+    weights = scaled_dot_product_attention(Q, K, K, mask, scale)[1]
+    return weights.shape == view.weights.shape and bool(np.allclose(weights, view.weights, rtol=0, atol=1e-12))
+
+
 def _softmax(explorer, start, view):
     """Урок 02: оценки и подписи; веса softmax(оценки / τ) и энтропию считает страница."""
     return {"kind": "softmax", "labels": list(view.labels), "scores": view.scores.tolist()}
@@ -66,6 +78,8 @@ def _attention(explorer, start, view):
         Q, K = model.W_q(X).data, model.W_k(X).data          # (T, d_model) каждая
         pairs[key] = _pack(np.concatenate([Q, K]))
         numbers += Q.size + K.size
+    if not _agrees(pairs[f"{heads * d_k}/{seed}"], len(tokens), heads, view, scale=None if start["scaled"] else 1.0):
+        return None                                       # вид считает не так, как здесь думают: не выдумывать
     one = explorer.view(**{**start, "T": 1}).message
     single = explorer.view(**{**start, "d_k": 1}).message
     covered = {"d_k": [d for d in range(1, 65) if f"{heads * d}/{seed}" in pairs],
@@ -95,10 +109,47 @@ def _permutation(explorer, start, view):
     return data
 
 
+def _causal(explorer, start, view):
+    """Урок 05: Q и K всего предложения одной головы (d_k = 8, зерно 0 — как у causal_view; случайные — от numpy
+    при сборке). T, маску, веса, спрятанные клетки и строку запроса считает страница."""
+    from course_lib.widgets.common import embed_words, random_model
+    longest = explorer.controls["T"].max
+    full = explorer.view(**{**start, "T": longest, "query": longest - 1})     # все слова предложения
+    tokens = list(full.tokens)
+    model = random_model(1, 8, 0)                        # d_k и зерно causal_view: виджет их не меняет
+    X = embed_words(tokens, model.d_model, 0)
+    Q, K = model.W_q(X).data, model.W_k(X).data
+    from course_lib.functional import scaled_dot_product_attention
+    check = scaled_dot_product_attention(Q[None], K[None], K[None], full.mask)[1][0]
+    if not np.allclose(check, full.weights, rtol=0, atol=1e-12):
+        return None                                      # вид считает не так, как здесь думают: не выдумывать
+    return {"kind": "causal", "tokens": tokens, "pairs": {"8/0": _pack(np.concatenate([Q, K]))},
+            "notes": {"one": explorer.view(**{**start, "T": 1, "query": 0}).message}, "free": ["T", "causal", "query"]}
+
+
+def _heads(explorer, start, view):
+    """Урок 06, «сколько голов при той же ширине»: для каждого зерна Q и K (T, d_model) слоя — W_q и W_k одни при
+    любом h (случайные — от numpy при сборке). Ближайший делитель d_model, разрез на головы, softmax — в странице."""
+    from course_lib.widgets.common import embed_words, random_model
+    from course_lib.widgets.heads import WORD_SCALE
+    tokens, d_model = list(view.tokens), view.d_model
+    seeds, pairs = explorer.controls["seed"], {}
+    for s in range(seeds.min, seeds.max + 1):
+        model = random_model(1, d_model, s)                       # d_model · d_model: разрез на головы — в странице
+        X = WORD_SCALE * embed_words(tokens, d_model, s)         # (T, d_model), как в heads_view
+        pairs[f"{d_model}/{s}"] = _pack(np.concatenate([model.W_q(X).data, model.W_k(X).data]))
+    if not _agrees(pairs[f"{d_model}/{start['seed']}"], len(tokens), view.heads, view):
+        return None
+    requested = explorer.controls["heads"]
+    messages = {str(h): explorer.view(**{**start, "heads": h}).message for h in range(requested.min, requested.max + 1)}
+    return {"kind": "heads", "tokens": tokens, "d_model": d_model, "pairs": pairs, "params": view.params,
+            "messages": messages, "free": ["heads", "seed"]}
+
+
 # Урок 03, «зачем делить на √d_k» (ScalingView), — не здесь: у каждого d_k свои 4000 случайных пар q, k
 # (d_k чисел в каждом) из генератора numpy, а нарисованы все сочетания каждого 8-го d_k с флажком.
 MAKERS = {"SoftmaxView": _softmax, "SoftSearchView": _soft_search, "AttentionView": _attention,
-          "PermutationView": _permutation}
+          "PermutationView": _permutation, "CausalView": _causal, "HeadsView": _heads}
 
 
 def live_note(live):
@@ -132,4 +183,8 @@ LIVE_NOTES = {
     "permutation": "Положения без кадра страница считает сама (JavaScript, те же формулы, что в course_lib): векторы слов "
                    "и матрицы слоя — случайные, от numpy при сборке, порядок — тот же, что в Jupyter; сложение с позициями, "
                    "Q и K, softmax и сравнение весов — в странице.",
+    "causal": "Любое сочетание T, маски и запроса без кадра страница считает сама (JavaScript, те же формулы, что "
+              "в course_lib): случайные Q и K слоя numpy строит при сборке, маску, softmax и строку запроса — страница.",
+    "heads": "Любое сочетание h и зерна без кадра страница считает сама (JavaScript, те же формулы, что в course_lib): "
+             "Q и K слоя для каждого зерна numpy строит при сборке, разрез на головы и softmax — страница.",
 }

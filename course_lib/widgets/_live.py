@@ -34,6 +34,23 @@ from PIL import Image
 from course_lib.widgets.base import Painter, View
 from course_lib.widgets.frames import Frame, note_shown
 
+# ipywidgets 7 (Google Colab) показывает виджет через Widget._ipython_display_, ipywidgets 8 — через _repr_mimebundle_.
+# Explorer держит свой _repr_mimebundle_ (с кадром PNG для сохранённой тетрадки) в обеих: на 7 его зовёт свой
+# _ipython_display_, а часть пакета данных про сам виджет собирается так же, как это делает ipywidgets 8.
+IPYWIDGETS_7 = not hasattr(widgets.Widget, "_repr_mimebundle_")
+
+
+def widget_view_bundle(widget):
+    """Пакет данных виджета, как у ipywidgets 8 (Widget._repr_mimebundle_): text/plain и ссылка на модель."""
+    plaintext = repr(widget)
+    if len(plaintext) > 110:
+        plaintext = plaintext[:110] + "…"
+    bundle = {"text/plain": plaintext}
+    if widget._view_name is not None:
+        bundle["application/vnd.jupyter.widget-view+json"] = {
+            "version_major": 2, "version_minor": 0, "model_id": widget._model_id}
+    return bundle
+
 DPI = 90
 
 
@@ -316,9 +333,17 @@ class Explorer(widgets.VBox):
         note_shown(self)                      # для recording_shown() (frames.py): кто и с какими положениями показан
         self._shown = True                    # виджет на экране: пока ученик смотрит, готовим соседние раскладки
         self._prefetch_neighbours()
-        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle = widget_view_bundle(self) if IPYWIDGETS_7 else super()._repr_mimebundle_(**kwargs)
         if self._frame_elsewhere:             # после frame() в буфере чужой кадр: PNG — того, что показано
             self.live.render(self.state)
             self._frame_elsewhere = False
         bundle["image/png"] = base64.b64encode(encode_png(self.live.frame)).decode("ascii")
         return bundle
+
+    if IPYWIDGETS_7:
+        def _ipython_display_(self, **kwargs):
+            """ipywidgets 7: IPython зовёт _ipython_display_ раньше _repr_mimebundle_ — показываем тот же пакет данных."""
+            from IPython.display import display
+            display(self._repr_mimebundle_(**kwargs), raw=True)
+            if self._view_name is not None:
+                self._handle_displayed(**kwargs)

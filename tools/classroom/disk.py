@@ -57,6 +57,17 @@ def missing_tools():
     return [tool for tool in ("mkfs.ext4", "mount", "umount", "losetup") if not shutil.which(tool, path=path)]
 
 
+def unavailable():
+    """Почему образы домов здесь не сделать (текст по-русски) или None, если можно."""
+    if os.geteuid() != 0:
+        return "образ дома монтирует только root"
+    if missing_tools():
+        return f"нет программ {', '.join(missing_tools())} (apt-get install e2fsprogs mount)"
+    if not pathlib.Path("/dev/loop-control").exists():
+        return "нет /dev/loop-control: эта машина (контейнер?) не даёт loop-устройств"
+    return None
+
+
 def used_bytes(folder):
     total = 0
     for root, _, files in os.walk(folder):
@@ -113,10 +124,10 @@ def ensure_home_image(entry, state, size):
         return None                                           # уже смонтирован (хаб перезапущен)
     if size is None and not image.exists():
         return None                                           # DISK=no и образа не было: дом как есть
-    missing = missing_tools()
-    if missing:
-        raise DiskError(f"для места учеников (DISK=) нужны программы {', '.join(missing)}: apt-get install e2fsprogs "
-                        "mount — или запустите класс с DISK=no (без предела места)")
+    reason = unavailable()
+    if reason:
+        raise DiskError(f"место учеников (DISK=) здесь не ограничить: {reason}. Запустите класс с DISK=no "
+                        "(без предела места) или на машине, где это есть")
     made = None
     if not image.exists():
         used = used_bytes(home)

@@ -8,8 +8,9 @@
 - открыты остаются course_lib/ (его импортирует ядро ученика; строк решений в нём нет —
   tests/test_checkers_hold_no_solutions.py), tools/ (ответов нет) и окружение Python класса, если оно
   лежит в папке курса (.venv);
-- закрыто всё остальное, и то, что появится потом, тоже: закрывается не список «опасных» папок, а всё,
-  чего нет в списке нужных.
+- закрыто всё остальное: закрывается не список «опасных» папок, а всё, чего нет в списке нужных;
+  work/ (make lab учителя во время класса), если её ещё нет, делается сразу закрытой; то, что появилось
+  позже (make site), закрывает повторный `make class`.
 
 Прежние права записаны в <state>/closed.json (0600, только root); `make class-stop` возвращает их, и
 `make class` возвращает их перед тем, как копировать ученикам уроки (копию делает сам ученик, ему нужен
@@ -28,6 +29,11 @@ from tools.classroom import accounts
 ROOT = accounts.ROOT
 RECORD = "closed.json"
 KEEP = {"course_lib", "tools"}          # без них ученик не запустит урок; ответов в них нет
+# Папки, которые курс делает, когда класс уже идёт, и не пересоздаёт: work/ учителя (make lab, уроки с решениями).
+# Если её ещё нет, она делается сразу закрытой (0750), иначе появилась бы открытой посреди класса; make class-stop
+# убирает её, если она так и осталась пустой. results/ make results и так делает 0700, а site/ make site
+# пересоздаёт заново (открытой) — её закрывает повторный make class (он закрывает всё новое на верхнем уровне).
+LATER = ("work",)
 
 
 def kept(root=None, python=None):
@@ -71,8 +77,14 @@ def close(state, root=None, python=None):
     Уже закрытое (и записанное в closed.json) не трогается: прежние права — те, что были до первого закрытия."""
     state, root = pathlib.Path(state), pathlib.Path(root or ROOT)
     record = state / RECORD
-    closed = _read(record)
+    closed, made = _read(record)
     keep = kept(root, python)
+    for name in LATER:
+        if not os.path.lexists(root / name) and name not in keep:
+            (root / name).mkdir(mode=0o750)
+            os.chmod(root / name, 0o750)
+            closed.setdefault(name, 0o755)
+            made.append(name)
     for entry in sorted(root.iterdir()):
         if entry.name in keep or entry.is_symlink():
             continue
@@ -80,7 +92,7 @@ def close(state, root=None, python=None):
         if mode & 0o007:
             closed.setdefault(entry.name, mode)
             os.chmod(entry, mode & ~0o007)
-    _write(record, closed)
+    _write(record, closed, made)
     report = [f"SOLUTIONS=no: закрыто для учеников (chmod o-rwx): {', '.join(sorted(closed)) or 'ничего'}; "
               f"открыты: {', '.join(sorted(keep & {p.name for p in root.iterdir()}))}; вернуть: make class-stop"]
     git = outside_git(root)
@@ -98,10 +110,12 @@ def reopen(state, root=None):
     """Вернуть права «других», записанные в <state>/closed.json, и убрать запись; -> что открыто (имена)."""
     state, root = pathlib.Path(state), pathlib.Path(root or ROOT)
     record = state / RECORD
-    closed = _read(record)
+    closed, made = _read(record)
     for name, mode in closed.items():
         entry = root / name
-        if entry.exists() and not entry.is_symlink():
+        if name in made and entry.is_dir() and not entry.is_symlink() and not any(entry.iterdir()):
+            entry.rmdir()                                   # сделана закрытой при запуске и так и осталась пустой
+        elif entry.exists() and not entry.is_symlink():
             os.chmod(entry, stat.S_IMODE(entry.lstat().st_mode) | (mode & 0o007))
     if record.exists():
         record.unlink()
@@ -109,21 +123,24 @@ def reopen(state, root=None):
 
 
 def _read(record):
+    """-> ({имя: прежние права}, [имена папок, сделанных закрытыми]) из closed.json; нет файла — пусто."""
     try:
         data = json.loads(pathlib.Path(record).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {}
+        return {}, []
     except ValueError as error:
         raise ValueError(f"{record} испорчен ({error}): в нём прежние права папок курса. Верните их сами "
                          "(chmod o+rX на lessons, tests и др.) и удалите файл") from None
-    if not isinstance(data, dict) or not all(isinstance(v, int) for v in data.values()):
-        raise ValueError(f"{record}: ожидался словарь «имя: права», а в нём {type(data).__name__}")
-    return data
+    modes, made = (data.get("modes"), data.get("made")) if isinstance(data, dict) else (None, None)
+    if not (isinstance(modes, dict) and all(isinstance(v, int) for v in modes.values()) and isinstance(made, list)):
+        raise ValueError(f"{record}: ожидалось {{\"modes\": {{имя: права}}, \"made\": [имена]}}, а в нём "
+                         f"{json.dumps(data, ensure_ascii=False)[:200]}. Верните права сами (chmod o+rX) и удалите файл")
+    return modes, made
 
 
-def _write(record, closed):
+def _write(record, closed, made):
     record = pathlib.Path(record)
     fd = os.open(record, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(closed, out, ensure_ascii=False, indent=1)
+        json.dump({"modes": closed, "made": made}, out, ensure_ascii=False, indent=1)
     os.chmod(record, 0o600)

@@ -121,7 +121,8 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
                  "solutions": bool(solutions), "pids": pids_limit}
         if all(old.get(k) == v for k, v in asked.items()) and bool(old["cert"]) == bool(cert):
             print(f"make class: класс уже идёт — {address(old)} (остановить: make class-stop)")
-            return {**old, "made": []}
+            closed = [] if solutions else handout_guard.close(state)     # и то, что появилось с тех пор (make site)
+            return {**old, "made": [], "closed": closed}
         # список или настройки изменились: перезапускаем только хаб — серверы учеников работают дальше
         print("make class: настройки или список учеников изменились — перезапускаю хаб (ученики работают дальше)")
         end(running, grace=10)
@@ -285,9 +286,10 @@ def stop(state):
     learners = class_processes(settings, state)
     end(hub + learners, grace=10)
     leftovers = end(class_processes(settings, state))         # ядра, которые сервер успел запустить в эти секунды
-    for version, where in (memory_cgroup.controller(), memory_cgroup.pids_controller()):
+    for version, where in (memory_cgroup.pids_controller(), memory_cgroup.controller()):
         if version is not None:
             for name in [settings["teacher"], *settings["learners"]]:
+                leftovers += memory_cgroup.sweep(where / name)       # и то, что ушло в свою сессию (fork-бомба)
                 memory_cgroup.remove_group(where / name)
     report = ["хаб и прокси остановлены" if hub else "хаб уже был остановлен"]
     if learners or leftovers:

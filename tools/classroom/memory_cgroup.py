@@ -10,8 +10,11 @@
 (`/sys/fs/cgroup/pids` или cgroup v2 с `pids`): в нём предел `pids.max` — процессов и потоков ученика вместе.
 """
 
+import asyncio
 import os
 import pathlib
+import signal
+import time
 
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Integer
@@ -110,6 +113,24 @@ def members(group):
         return []
 
 
+def sweep(group, rounds=100):
+    """SIGKILL всем процессам папки cgroup, пока она не опустеет (fork-бомба рождает новых между обходами);
+    -> сколько процессов остановлено. Так останавливается и то, что ученик запустил в обход сервера (своя сессия)."""
+    killed = 0
+    for _ in range(rounds):
+        pids = members(group)
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
+    return killed
+
+
 def remove_group(group):
     """Убрать пустую папку cgroup (с процессами внутри ядро Linux её не отдаст — тогда остаётся)."""
     try:
@@ -159,6 +180,12 @@ class MemoryLimitedSpawner(LocalProcessSpawner):
 
     async def stop(self, now=False):
         await super().stop(now=now)
-        for version, where in (controller(), pids_controller()):
+        for version, where in (pids_controller(), controller()):
             if version is not None:
-                remove_group(where / self.user.name)
+                group = where / self.user.name
+                # сервер остановлен, а его ядра могли оставить своё (фоновый процесс, fork-бомба в своей сессии)
+                killed = await asyncio.get_running_loop().run_in_executor(None, sweep, group)
+                if killed:
+                    self.log.warning("ученик %s: после остановки сервера остановлено ещё процессов: %s",
+                                     self.user.name, killed)
+                remove_group(group)

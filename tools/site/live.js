@@ -209,5 +209,44 @@
     }
   };
 
+  // Урок 05: одна голова, маска вкл/выкл, спрятанные клетки, строка выбранного запроса
+  kinds.causal = {
+    covers: function () { return true; },
+    compute: function (d, v) {
+      var T = Math.max(1, Math.min(v.T, d.tokens.length)), tokens = d.tokens.slice(0, T);
+      var query = Math.max(0, Math.min(v.query, T - 1));
+      var got = headWeights(d, "8/0", T, 1, !!v.causal, true);
+      var weights = got.weights[0], mask = got.mask || tokens.map(function () { return tokens.map(function () { return true; }); });
+      var hidden = 0;
+      mask.forEach(function (row) { row.forEach(function (open) { if (!open) hidden += 1; }); });
+      var title = "серые клетки спрятаны: " + hidden + " из " + T * T;
+      return {numbers: {weights: weights, hidden: hidden, query: query}, caption: "",
+              message: T === 1 ? d.notes.one : "", limits: {query: [0, T - 1]},
+              html: matrix(weights, tokens, tokens, title, {mask: mask, query: query}) +
+                    bars(tokens, weights[query], null, "куда смотрит «" + tokens[query] + "»"),
+              description: [title, "«" + tokens[query] + "» смотрит: " + tokens.map(function (t, j) {
+                return "«" + t + "» " + fixed(weights[query][j]); }).join(", ")]};
+    }
+  };
+
+  // Урок 06: h голов той же ширины d_model — ближайший делитель d_model снизу, d_head = d_model / h
+  kinds.heads = {
+    covers: function (d, v) { return !!d.pairs[d.d_model + "/" + v.seed]; },
+    compute: function (d, v) {
+      var D = d.d_model, T = d.tokens.length, h = 1;
+      for (var k = 1; k <= Math.max(1, v.heads); k++) if (D % k === 0) h = k;
+      var d_head = D / h, got = headWeights(d, D + "/" + v.seed, T, h, false, true);
+      var asked = h === v.heads ? "" : "  (h = " + v.heads + " не делит " + D + ")";
+      var headline = "d_model = " + D + ", h = " + h + ", d_head = " + D + " / " + h + " = " + d_head + asked +
+        "; параметров " + d.params + " = 4·" + D + "² + 4·" + D + " — при любом h";
+      var html = "<p><b>" + escape(headline) + "</b></p>" + got.weights.map(function (w, i) {
+        var first = i * d_head, last = (i + 1) * d_head - 1;
+        return matrix(w, d.tokens, d.tokens, "голова " + (i + 1) + (last > first ? ": столбцы " + first + "–" + last : ": столбец " + first));
+      }).join("");
+      return {numbers: {weights: got.weights, heads: h, d_head: d_head, params: d.params}, html: html, caption: "",
+              message: d.messages[String(v.heads)] || "", description: [headline]};
+    }
+  };
+
   root.CourseLive = {kinds: kinds, headWeights: headWeights, matrix: matrix, bars: bars, colour: colour, escape: escape, fixed: fixed};
 })(this);
