@@ -270,6 +270,12 @@ def tail(path, lines=15):
         return "(журнала нет)"
 
 
+def stop_spare(state):
+    """Для sweep: процесс соседнего класса (его CLASS_STATE — не этот) в папке cgroup записи с тем же именем."""
+    mine = str(pathlib.Path(state).resolve())
+    return lambda pid: environ(pid).get("CLASS_STATE") not in (None, mine)
+
+
 def stop(state):
     """Остановить всё сразу: хаб, прокси, culler, серверы и ядра учеников (SIGTERM, затем SIGKILL). -> строки отчёта.
 
@@ -277,6 +283,7 @@ def stop(state):
     что их процессов нет. Работа учеников — файлы в их work/, её остановка не трогает.
     """
     state = pathlib.Path(state).resolve()
+    other_class = stop_spare(state)
     opened = handout_guard.reopen(state)          # SOLUTIONS=no закрывал папки курса — открываем
     reopened = [f"ученикам снова открыто: {', '.join(opened)}"] if opened else []
     settings = load_settings(state)
@@ -289,7 +296,7 @@ def stop(state):
     for version, where in (memory_cgroup.pids_controller(), memory_cgroup.controller()):
         if version is not None:
             for name in [settings["teacher"], *settings["learners"]]:
-                leftovers += memory_cgroup.sweep(where / name)       # и то, что ушло в свою сессию (fork-бомба)
+                leftovers += memory_cgroup.sweep(where / name, spare=other_class)   # и ушедшее в свою сессию
                 memory_cgroup.remove_group(where / name)
     report = ["хаб и прокси остановлены" if hub else "хаб уже был остановлен"]
     if learners or leftovers:

@@ -113,12 +113,14 @@ def members(group):
         return []
 
 
-def sweep(group, rounds=100):
+def sweep(group, rounds=100, spare=None):
     """SIGKILL всем процессам папки cgroup, пока она не опустеет (fork-бомба рождает новых между обходами);
-    -> сколько процессов остановлено. Так останавливается и то, что ученик запустил в обход сервера (своя сессия)."""
+    -> сколько процессов остановлено. Так останавливается и то, что ученик запустил в обход сервера (своя сессия).
+    spare(pid) -> True — процесс не трогать: папка cgroup — по имени записи, а запись (учитель под одним TEACHER=)
+    может быть и в соседнем классе на той же машине."""
     killed = 0
     for _ in range(rounds):
-        pids = members(group)
+        pids = [pid for pid in members(group) if not (spare and spare(pid))]
         if not pids:
             break
         for pid in pids:
