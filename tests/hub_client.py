@@ -62,14 +62,20 @@ class Hub:
         Порт сервера хаб берёт пробой (random_port), и до запуска сервера его может занять сосед по машине: тогда
         запуск не удаётся (ни сервера, ни запуска в ожидании) — запросить ещё раз, не больше retries раз."""
         deadline = time.monotonic() + timeout
+        missing_since = None
         while time.monotonic() < deadline:
             user = self.request("GET", f"/hub/api/users/{name}")[1] or {}
-            server = user.get("servers", {}).get("")
+            server = user.get("servers", {}).get("") if isinstance(user, dict) else None
             if server and server.get("ready"):
                 return server
-            if not server and not user.get("pending") and retries > 0:
+            if server or (isinstance(user, dict) and user.get("pending")):
+                missing_since = None
+            elif missing_since is None:
+                missing_since = time.monotonic()
+            elif time.monotonic() - missing_since > 5 and retries > 0:   # 5 с ни сервера, ни запуска: не удался
                 retries -= 1
-                self.request_server(name)
+                missing_since = None
+                self.request("POST", f"/hub/api/users/{name}/server")     # ответ не важен: ждём дальше
             time.sleep(0.3)
         raise AssertionError(f"сервер ученика {name} не поднялся за {timeout} с")
 

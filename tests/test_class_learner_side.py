@@ -18,7 +18,6 @@ import os
 import pathlib
 import secrets
 import shutil
-import socket
 import stat
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from tests import solution_lines  # noqa: E402
 from tests.hub_client import Hub, kill, processes_of  # noqa: E402
 from tools import workspace  # noqa: E402
 from tools.classroom import accounts, exercise_cells  # noqa: E402
+from tools.classroom.processes import class_pid, free_port  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -50,12 +50,6 @@ if _closed:
     if os.environ.get("CI"):
         pytest.fail(f"в {_closed} не войти другим записям: ученики не запустят Python курса", pytrace=False)
     pytest.skip(f"в {_closed} не войти другим записям (chmod o+x {_closed}, как делает .ci/run)", allow_module_level=True)
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 # в копию не идут окружения, git, кэши и то, что делают make test, make site, make results, make lab
@@ -95,25 +89,26 @@ def klass():
     folder.chmod(0o755)                                        # хэши строк решений читает ученик
     (folder / "learners.txt").write_text(learner + "\n", encoding="utf-8")
     state = folder / "state"
-    port = free_port()
     course = copy_course(folder / "course")
-    info = {"learner": learner, "teacher": teacher, "state": state, "folder": folder, "hub": Hub(port, state),
-            "course": course, "modes": top_modes(course)}
+    info = {"learner": learner, "teacher": teacher, "state": state, "folder": folder, "course": course,
+            "modes": top_modes(course)}
     try:
-        done = hub_cli(course, "start", "--learners", str(folder / "learners.txt"), "--state", str(state),
-                       "--host", "127.0.0.1", "--port", str(port), "--teacher", teacher, "--memory", "700M",
-                       "--solutions", "no")
+        for attempt in range(3):       # порт свободен при пробе, но до запуска хаба его может занять сосед
+            port = free_port()
+            done = hub_cli(course, "start", "--learners", str(folder / "learners.txt"), "--state", str(state),
+                           "--host", "127.0.0.1", "--port", str(port), "--teacher", teacher, "--memory", "700M",
+                           "--solutions", "no")
+            if not (done.returncode == 2 and f"порт {port} на 127.0.0.1 уже занят" in done.stderr):
+                break
+        info["hub"] = Hub(port, state)
         assert done.returncode == 0, f"make class SOLUTIONS=no не запустил класс:\n{done.stdout}\n{done.stderr}"
         info["welcome"] = done.stdout
         info["entry"] = pwd.getpwnam(learner)
         yield info
     finally:
         hub_cli(course, "stop", "--state", str(state), timeout=120)
-        for pid_file in ("jupyterhub.pid", "proxy.pid"):
-            try:
-                kill([int((state / pid_file).read_text())])
-            except (OSError, ValueError):
-                pass
+        for pid_file in ("jupyterhub.pid", "proxy.pid"):            # на случай, если stop не смог:
+            kill([pid for pid in [class_pid(state / pid_file, state)] if pid])   # только процесс этого класса
         for name in (teacher, learner):
             try:
                 uid = pwd.getpwnam(name).pw_uid

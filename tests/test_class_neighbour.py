@@ -31,7 +31,7 @@ import pwd  # noqa: E402
 from tests.hub_client import Hub, kill, processes_of  # noqa: E402
 from tools.classroom import disk, hub  # noqa: E402
 from tools.classroom.processes import (alive, class_processes, cmdline, free_port, listeners, of_class,  # noqa: E402
-                                       port_free)
+                                       orphan_services, port_free)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -217,7 +217,7 @@ def small_class(tmp_path):
         if (state / "class.json").exists():
             hub_cli("stop", "--state", str(state), timeout=120)
         left = [int(p.name) for p in pathlib.Path("/proc").iterdir() if p.name.isdigit() and of_class(p.name, state)]
-        kill(left)
+        kill(left + orphan_services(state))
         remove_accounts([prefix + "a", prefix + "t"])
 
 
@@ -285,7 +285,8 @@ def test_public_port_taken_between_probe_and_start(small_class, monkeypatch):
         assert fooled, "проба порта не вызвана"
         state = small_class["state"]
         left = [int(p.name) for p in pathlib.Path("/proc").iterdir() if p.name.isdigit() and of_class(p.name, state)]
-        assert not left, f"после отказа остались процессы класса: {left}"
+        left += orphan_services(state)                         # class-verdicts узнаётся по --state в командной строке
+        assert not left, f"после отказа остались процессы класса: {[(pid, cmdline(pid)) for pid in left]}"
         assert listeners(port) == [os.getpid()], "чужой порт тронут"
     finally:
         held.close()

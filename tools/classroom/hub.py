@@ -142,7 +142,7 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         "verdicts_port": (old or {}).get("verdicts_port") or free_port(),     # служба class-verdicts
     }
     for key in ("hub_port", "proxy_api_port", "verdicts_port"):      # запомненный порт занял кто-то другой — берём новый
-        if not port_free("127.0.0.1", settings[key]):
+        if not port_free("127.0.0.1", settings[key]) and not held_by_this_class(settings[key], state):
             leftovers = end(class_processes(settings, state))   # серверы учеников помнят старый адрес хаба
             settings[key] = free_port()
             print(f"make class: внутренний порт {(old or {}).get(key)} занят другой программой — беру {settings[key]}"
@@ -198,6 +198,12 @@ def holder_text(port, state):
     return "; ".join(named)
 
 
+def held_by_this_class(port, state):
+    """Порт слушают только процессы этого класса (например, служба, пережившая kill -9 хаба: её остановят позже)."""
+    holders, own = listeners(port), set(orphan_services(state))
+    return bool(holders) and all(pid in own or of_class(pid, state) for pid in holders)
+
+
 def check_public_port(host, port, state):
     """Порт класса свободен или его держит прокси этого же класса; иначе ClassError по-русски."""
     if port_free(host, port) or any(of_class(pid, state) for pid in listeners(port)):
@@ -227,6 +233,7 @@ def launch(settings, state, wait):
 
     def stop_launch():
         end([hub.pid, *own_hub(state)], grace=10)
+        end(orphan_services(state))                  # culler и class-verdicts, если хаб успел их запустить
         hub.poll()                                   # не оставлять зомби
 
     deadline = time.monotonic() + wait
@@ -247,8 +254,9 @@ def launch(settings, state, wait):
         if answered:
             holders = listeners(settings["port"])
             if any(of_class(pid, state) for pid in holders):
-                return True
-            if holders:                                  # порт класса слушает не наш прокси: остановить запуск
+                if "JupyterHub is now running" in said:     # и маршруты в прокси добавлены: адрес класса отвечает
+                    return True
+            elif holders:                                # порт класса слушает не наш прокси: остановить запуск
                 stop_launch()
                 return False
         time.sleep(0.3)
