@@ -195,3 +195,39 @@ def kill(pids):
             os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+
+def remove_accounts(names, state=None):
+    """Убрать записи теста: их процессы, образы домов (DISK — до userdel, иначе висит loop-устройство на 1 ГБ),
+    сами записи и их папки cgroup; state — папка состояния класса теста: и папку cgroup этого класса.
+
+    Записи чужого класса сюда не передают: всё делается только с names."""
+    import pwd
+    import subprocess
+
+    from tools.classroom import disk, memory_cgroup
+
+    for name in names:
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            continue
+        kill(processes_of(entry.pw_uid))
+        for _ in range(10):
+            if disk.release(entry.pw_dir):
+                break
+            time.sleep(0.5)
+        else:
+            disk.release(entry.pw_dir, lazy=True)                  # занят: отцепить сразу, закроется, когда отпустят
+        subprocess.run(["userdel", "--remove", name], capture_output=True)
+        for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/{memory_cgroup.GROUP}/*/{name}"):
+            try:
+                group.rmdir()
+            except OSError:
+                pass
+    if state is not None:
+        for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/{memory_cgroup.GROUP}/{memory_cgroup.class_key(state)}"):
+            try:
+                group.rmdir()
+            except OSError:
+                pass

@@ -26,7 +26,7 @@ from posix_only import skip_module_without
 skip_module_without("pwd", "os.geteuid", "signal.SIGKILL")      # класс — только Linux; до import pwd
 import pwd  # noqa: E402
 
-from tests.hub_client import Hub, KernelDied, describe, kill, processes_of
+from tests.hub_client import Hub, KernelDied, describe, kill, processes_of, remove_accounts
 from tools.classroom import disk, limits
 from tools.classroom.processes import alive, class_pid, free_port
 
@@ -96,22 +96,7 @@ def klass(tmp_path_factory):
         hub_cli("stop", "--state", str(state), timeout=120)
         for pid_file in ("jupyterhub.pid", "proxy.pid"):            # на случай, если stop не смог:
             kill([pid for pid in [class_pid(state / pid_file, state)] if pid])   # только процесс этого класса
-        for name in [teacher, *learners]:
-            try:
-                uid = pwd.getpwnam(name).pw_uid
-            except KeyError:
-                continue
-            kill(processes_of(uid))
-            for _ in range(10):                                     # образ дома — до userdel (он удаляет дом)
-                if disk.release(pwd.getpwnam(name).pw_dir):
-                    break
-                time.sleep(0.5)
-            subprocess.run(["userdel", "--remove", name], capture_output=True)
-            for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/*/{name}"):
-                try:
-                    group.rmdir()
-                except OSError:
-                    pass
+        remove_accounts([teacher, *learners], state)
 
 
 def test_make_class_tells_the_teacher_where_and_who(klass):

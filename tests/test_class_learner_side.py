@@ -32,7 +32,7 @@ import pwd  # noqa: E402
 
 import course_lib  # noqa: E402
 from tests import solution_lines  # noqa: E402
-from tests.hub_client import Hub, kill, processes_of  # noqa: E402
+from tests.hub_client import Hub, kill, remove_accounts  # noqa: E402
 from tools import workspace  # noqa: E402
 from tools.classroom import accounts, exercise_cells  # noqa: E402
 from tools.classroom.processes import class_pid, free_port  # noqa: E402
@@ -109,18 +109,7 @@ def klass():
         hub_cli(course, "stop", "--state", str(state), timeout=120)
         for pid_file in ("jupyterhub.pid", "proxy.pid"):            # на случай, если stop не смог:
             kill([pid for pid in [class_pid(state / pid_file, state)] if pid])   # только процесс этого класса
-        for name in (teacher, learner):
-            try:
-                uid = pwd.getpwnam(name).pw_uid
-            except KeyError:
-                continue
-            kill(processes_of(uid))
-            subprocess.run(["userdel", "--remove", name], capture_output=True)
-            for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/*/{name}"):
-                try:
-                    group.rmdir()
-                except OSError:
-                    pass
+        remove_accounts([teacher, learner], state)
         shutil.rmtree(folder, ignore_errors=True)
 
 

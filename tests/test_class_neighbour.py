@@ -28,8 +28,8 @@ from posix_only import skip_module_without
 skip_module_without("pwd", "os.geteuid")      # класс — только Linux; до import pwd
 import pwd  # noqa: E402
 
-from tests.hub_client import Hub, kill, processes_of  # noqa: E402
-from tools.classroom import disk, hub  # noqa: E402
+from tests.hub_client import Hub, kill, processes_of, remove_accounts  # noqa: E402
+from tools.classroom import hub  # noqa: E402
 from tools.classroom.processes import (alive, class_processes, cmdline, free_port, listeners, of_class,  # noqa: E402
                                        orphan_services, port_free)
 
@@ -58,22 +58,6 @@ def digest(folder, names):
 
 
 STATE_FILES = ("class.json", "service-token", "jupyterhub_cookie_secret", "jupyterhub.pid", "proxy.pid")
-
-
-def remove_accounts(names):
-    for name in names:
-        try:
-            uid = pwd.getpwnam(name).pw_uid
-        except KeyError:
-            continue
-        kill(processes_of(uid))
-        disk.release(pwd.getpwnam(name).pw_dir, lazy=True)       # образ дома (DISK) — до userdel, иначе висит loop
-        subprocess.run(["userdel", "--remove", name], capture_output=True)
-        for group in pathlib.Path("/sys/fs/cgroup").glob(f"*/attention-class/*/{name}"):
-            try:
-                group.rmdir()
-            except OSError:
-                pass
 
 
 @pytest.fixture(scope="module")

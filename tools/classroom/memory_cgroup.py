@@ -44,48 +44,44 @@ def _v2_group(v2, controller_name, key):
     return v2 / GROUP / key
 
 
-def controller(state=None):
-    """(версия, папка класса) первого контроллера памяти, в котором root может делать папки, или (None, причина)."""
+# контроллер -> (папка cgroup v1, файл, по которому видно, что это v1 с ним, а не v2, как он зовётся по-русски)
+_V1 = {"memory": ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "памяти"),
+       "pids": ("/sys/fs/cgroup/pids", "pids.max", "pids")}
+
+
+def _class_folder(kind, state):
+    """(версия, папка класса) контроллера kind («memory» или «pids»), в котором root может делать папки,
+    или (None, причина): сперва cgroup v1, затем cgroup v2 с этим контроллером."""
     key = class_key(state)
-    v1 = pathlib.Path("/sys/fs/cgroup/memory")
-    if (v1 / "memory.limit_in_bytes").exists():
+    folder, marker, said = _V1[kind]
+    v1 = pathlib.Path(folder)
+    if v1.is_dir() and not (v1 / "cgroup.controllers").exists() and (v1 / "cgroup.procs").exists() \
+            and (kind != "memory" or (v1 / marker).exists()):
         try:
             (v1 / GROUP / key).mkdir(parents=True, exist_ok=True)
             return 1, v1 / GROUP / key
         except OSError as error:
-            reason = f"cgroup v1 памяти есть, но папку не сделать ({error.strerror})"
+            reason = f"cgroup v1 {said} есть, но папку не сделать ({error.strerror})"
     else:
-        reason = "контроллера памяти cgroup v1 нет"
+        reason = f"контроллера {said} cgroup v1 нет"
     for v2 in (pathlib.Path("/sys/fs/cgroup"), pathlib.Path("/sys/fs/cgroup/unified")):
         controllers = v2 / "cgroup.controllers"
-        if controllers.exists() and "memory" in controllers.read_text().split():
+        if controllers.exists() and kind in controllers.read_text().split():
             try:
-                return 2, _v2_group(v2, "memory", key)
+                return 2, _v2_group(v2, kind, key)
             except OSError as error:
-                reason += f"; cgroup v2 с memory есть, но включить её нельзя ({error.strerror})"
-    return None, reason + "; в cgroup v2 контроллера memory нет"
+                reason += f"; cgroup v2 с {kind} есть, но включить её нельзя ({error.strerror})"
+    return None, reason + f"; в cgroup v2 контроллера {kind} нет"
+
+
+def controller(state=None):
+    """(версия, папка класса) контроллера памяти или (None, причина); state — папка состояния класса."""
+    return _class_folder("memory", state)
 
 
 def pids_controller(state=None):
-    """(версия, папка класса) контроллера pids, в котором root может делать папки, или (None, причина)."""
-    key = class_key(state)
-    v1 = pathlib.Path("/sys/fs/cgroup/pids")
-    if (v1 / "cgroup.procs").exists() and not (v1 / "cgroup.controllers").exists():
-        try:
-            (v1 / GROUP / key).mkdir(parents=True, exist_ok=True)
-            return 1, v1 / GROUP / key
-        except OSError as error:
-            reason = f"cgroup v1 pids есть, но папку не сделать ({error.strerror})"
-    else:
-        reason = "контроллера pids cgroup v1 нет"
-    for v2 in (pathlib.Path("/sys/fs/cgroup"), pathlib.Path("/sys/fs/cgroup/unified")):
-        controllers = v2 / "cgroup.controllers"
-        if controllers.exists() and "pids" in controllers.read_text().split():
-            try:
-                return 2, _v2_group(v2, "pids", key)
-            except OSError as error:
-                reason += f"; cgroup v2 с pids есть, но включить её нельзя ({error.strerror})"
-    return None, reason + "; в cgroup v2 контроллера pids нет"
+    """(версия, папка класса) контроллера pids или (None, причина); state — папка состояния класса."""
+    return _class_folder("pids", state)
 
 
 def pids_group(name, limit):
