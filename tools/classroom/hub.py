@@ -141,9 +141,10 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         "proxy_api_port": (old or {}).get("proxy_api_port") or free_port(),
         "verdicts_port": (old or {}).get("verdicts_port") or free_port(),     # служба class-verdicts
     }
-    for key in ("hub_port", "proxy_api_port", "verdicts_port"):      # запомненный порт занял кто-то другой — берём новый
-        if not port_free("127.0.0.1", settings[key]) and not held_by_this_class(settings[key], state):
-            leftovers = end(class_processes(settings, state))   # серверы учеников помнят старый адрес хаба
+    for key in ("hub_port", "proxy_api_port", "verdicts_port"):   # запомненный порт слушает другая программа
+        if taken_by_other(settings[key], state):
+            # серверы учеников помнят адрес хаба: с новым портом хаба они не нужны (запустятся при входе)
+            leftovers = end(class_processes(settings, state)) if key == "hub_port" else 0
             settings[key] = free_port()
             print(f"make class: внутренний порт {(old or {}).get(key)} занят другой программой — беру {settings[key]}"
                   + (f"; серверы учеников остановлены ({leftovers}), они запустятся при входе" if leftovers else ""))
@@ -173,7 +174,9 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
             break
         # порт, свободный при пробе, успели занять до запуска хаба: публичный — отказ, внутренние — взять другие
         check_public_port(host, port, state)
-        settings["hub_port"], settings["proxy_api_port"], settings["verdicts_port"] = free_port(), free_port(), free_port()
+        keys = [k for k in ("hub_port", "proxy_api_port", "verdicts_port") if taken_by_other(settings[k], state)]
+        for key in keys or ("hub_port", "proxy_api_port", "verdicts_port"):   # не видно, какой, — все
+            settings[key] = free_port()
     else:
         raise ClassError(f"JupyterHub трижды не смог занять свои внутренние порты (их занимали другие программы); "
                          f"журнал: {state / 'jupyterhub.log'}")
@@ -198,10 +201,11 @@ def holder_text(port, state):
     return "; ".join(named)
 
 
-def held_by_this_class(port, state):
-    """Порт слушают только процессы этого класса (например, служба, пережившая kill -9 хаба: её остановят позже)."""
-    holders, own = listeners(port), set(orphan_services(state))
-    return bool(holders) and all(pid in own or of_class(pid, state) for pid in holders)
+def taken_by_other(port, state):
+    """Порт слушает процесс не этого класса. Свои (служба, пережившая kill -9 хаба, — её остановят позже) и сокеты
+    без слушателя (соединения умершего хаба) — не в счёт: их порт хаб займёт, а занятый — launch попробует снова."""
+    own = set(orphan_services(state))
+    return any(pid not in own and not of_class(pid, state) for pid in listeners(port))
 
 
 def check_public_port(host, port, state):
