@@ -12,7 +12,7 @@ import pathlib
 
 import pytest
 
-from tests import solution_lines
+import solution_lines  # tests/ на sys.path (как posix_only); не «from tests …»: IPython 7 кладёт свой пакет tests на sys.path
 from tools import workspace
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

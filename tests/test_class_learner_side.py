@@ -31,7 +31,7 @@ skip_module_without("pwd", "os.geteuid")      # класс — только Linu
 import pwd  # noqa: E402
 
 import course_lib  # noqa: E402
-from tests import solution_lines  # noqa: E402
+import solution_lines  # noqa: E402 — не «from tests …»: IPython 7 кладёт на sys.path свой пакет tests
 from tests.hub_client import Hub, kill, remove_accounts  # noqa: E402
 from tools import workspace  # noqa: E402
 from tools.classroom import accounts, exercise_cells  # noqa: E402
