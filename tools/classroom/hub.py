@@ -34,6 +34,9 @@ BIN = pathlib.Path(sys.executable).parent
 LOCAL_PROXY = ROOT / "class" / "node_modules" / ".bin" / "configurable-http-proxy"
 
 
+INTERNAL_PORTS = ("hub_port", "proxy_api_port", "verdicts_port")   # API хаба, API прокси, служба class-verdicts
+
+
 class ClassError(RuntimeError):
     """Класс не запустить или не остановить: текст говорит, что сделать."""
 
@@ -141,7 +144,7 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
         "proxy_api_port": (old or {}).get("proxy_api_port") or free_port(),
         "verdicts_port": (old or {}).get("verdicts_port") or free_port(),     # служба class-verdicts
     }
-    for key in ("hub_port", "proxy_api_port", "verdicts_port"):   # запомненный порт слушает другая программа
+    for key in INTERNAL_PORTS:                   # запомненный порт слушает другая программа
         if taken_by_other(settings[key], state):
             # серверы учеников помнят адрес хаба: с новым портом хаба они не нужны (запустятся при входе)
             leftovers = end(class_processes(settings, state)) if key == "hub_port" else 0
@@ -174,8 +177,8 @@ def start(learners_file, state, host, port, teacher, solutions=True, cert="", ke
             break
         # порт, свободный при пробе, успели занять до запуска хаба: публичный — отказ, внутренние — взять другие
         check_public_port(host, port, state)
-        keys = [k for k in ("hub_port", "proxy_api_port", "verdicts_port") if taken_by_other(settings[k], state)]
-        for key in keys or ("hub_port", "proxy_api_port", "verdicts_port"):   # не видно, какой, — все
+        keys = [k for k in INTERNAL_PORTS if taken_by_other(settings[k], state)]
+        for key in keys or INTERNAL_PORTS:       # не видно, какой, — все
             settings[key] = free_port()
     else:
         raise ClassError(f"JupyterHub трижды не смог занять свои внутренние порты (их занимали другие программы); "

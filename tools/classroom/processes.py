@@ -92,12 +92,6 @@ def class_pid(path, state):
     return pid if pid and of_class(pid, state) else None
 
 
-def describe_holder(port):
-    """Кто слушает порт: «процесс 123 (команда)» — для сообщения учителю; пусто, если не видно."""
-    holders = listeners(port)
-    return ", ".join(f"процесс {pid} ({cmdline(pid)[:120] or '?'})" for pid in holders[:3])
-
-
 def alive(pid):
     """Жив ли процесс pid (зомби — не жив)."""
     try:
@@ -137,13 +131,9 @@ def class_processes(settings, state):
             uid = entry.stat().st_uid
         except OSError:
             continue
-        pid, command = int(entry.name), cmdline(entry.name)
-        if "jupyterhub_idle_culler" in command:
-            try:
-                cwd = os.readlink(entry / "cwd")
-            except OSError:
-                cwd = ""
-            if cwd == state or environ(pid).get("CLASS_STATE") == state:
+        pid = int(entry.name)
+        if "jupyterhub_idle_culler" in cmdline(pid):
+            if _culler_of(pid, state):
                 found.append(pid)
             continue
         if uid not in uids:
@@ -153,6 +143,15 @@ def class_processes(settings, state):
                 hub_api and "CLASS_STATE" not in env and env.get("JUPYTERHUB_API_URL", "").rstrip("/") == hub_api):
             found.append(pid)
     return found
+
+
+def _culler_of(pid, state):
+    """culler pid — этого класса: его рабочая папка — state или CLASS_STATE=state (state — строка resolve())."""
+    try:
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        cwd = ""
+    return cwd == state or environ(pid).get("CLASS_STATE") == state
 
 
 def orphan_services(state):
@@ -167,7 +166,7 @@ def orphan_services(state):
         try:
             words = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
             if "jupyterhub_idle_culler" in words:
-                if os.readlink(entry / "cwd") == state or environ(int(entry.name)).get("CLASS_STATE") == state:
+                if _culler_of(int(entry.name), state):
                     found.append(int(entry.name))
             elif "tools.classroom.verdicts" in words and state in words:
                 found.append(int(entry.name))

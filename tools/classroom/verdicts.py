@@ -58,9 +58,14 @@ def _payload(entry):
     return json.dumps({k: v for k, v in entry.items() if k != "sig"}, ensure_ascii=False, sort_keys=True).encode()
 
 
+def _mac(secret, entry):
+    """HMAC-SHA256 секретом по всем полям строки, кроме sig."""
+    return hmac.new(secret, _payload(entry), hashlib.sha256).hexdigest()
+
+
 def sign(secret, entry):
     """Строка спула (str, с \\n): entry с полем sig — HMAC-SHA256 секретом по остальным полям."""
-    signed = {**entry, "sig": hmac.new(secret, _payload(entry), hashlib.sha256).hexdigest()}
+    signed = {**entry, "sig": _mac(secret, entry)}
     return json.dumps(signed, ensure_ascii=False) + "\n"
 
 
@@ -69,7 +74,7 @@ def signature_ok(secret, entry, learner):
     sig = entry.get("sig")
     if not isinstance(sig, str) or entry.get("learner") != learner:
         return False
-    return hmac.compare_digest(sig, hmac.new(secret, _payload(entry), hashlib.sha256).hexdigest())
+    return hmac.compare_digest(sig, _mac(secret, entry))
 
 
 def spool_path(state, learner):
